@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * mrc: Multipath Reliable Connection transport over UDP port 4791.
+ *
+ * This header is the whole userspace ABI of mrc.ko.
+ *
+ * Generic netlink family "mrc" (MRC_GENL_NAME), version MRC_GENL_VERSION.
+ * The family is netns-aware: every command acts on the network namespace
+ * of the requesting socket.
+ *
+ * MRC_CMD_CONFIG_GET (doit, any user in the netns)
+ *   Request: no attributes.
+ *   Reply:   every configuration attribute below, plus the read-only
+ *            attributes derived from them.
+ *
+ * MRC_CMD_CONFIG_SET (doit, CAP_NET_ADMIN in the netns's user namespace)
+ *   Request: any subset of the writable configuration attributes.
+ *   The set is applied as a whole or not at all: if any attribute is out
+ *   of range, or the result would break a rule between attributes, nothing
+ *   changes and the extended ack carries a message naming the attribute and
+ *   the rule, with the offending attribute pointed at where there is one.
+ *   Reply:   none (an ack).
+ *
+ * MRC_CMD_STATS_GET (doit, any user in the netns)
+ *   Request: no attributes.
+ *   Reply:   MRC_A_STATS, a nest of MRC_STAT_* u64 counters for the netns.
+ *
+ * Configuration attributes (all NLA_U32; the names in brackets are the
+ * spec's attribute names and the CLI's keys):
+ *
+ *   MRC_A_SPRAYING_TYPE          [PacketSprayingType, spraying]
+ *        enum mrc_spraying_type; default MRC_SPRAYING_DEFAULT.
+ *   MRC_A_ENTROPY_MASK_BITS      [EntropyMaskBits, entropy-mask-bits]
+ *        0..8, default 7: the entropy range has 2^bits UDP source ports.
+ *   MRC_A_STARTING_PORT_OFFSET   [StartingPortOffset, starting-port-offset]
+ *        0..65535, default 256: first port of the entropy range.
+ *        Rule: StartingPortOffset + 2^EntropyMaskBits - 1 <= 65535.
+ *   MRC_A_ACTIVE_EV_SET_SIZE     [ActiveEVSetSize, active-ev-set-size]
+ *        0..65536, default 0: 0 sizes the active set to one
+ *        bandwidth-delay product of packets, capped at 100.
+ *   MRC_A_PROBE_PERIOD_US        [ReliabilityProbePeriod, probe-period]
+ *        1..1000000 microseconds, default 150.
+ *   MRC_A_SACK_LOSS_MIN_RETX_PKTS [SACKLossMinRetxPkts,
+ *        sack-loss-min-retx-pkts] 1..65535, default 8.
+ *   MRC_A_MSS                    [MSS, mss] 64..65000 bytes, default 4096.
+ *   MRC_A_BASE_RTT_US            [ConfigBaseRTT, base-rtt]
+ *        1..1000000 microseconds, default 6.
+ *   MRC_A_LINK_RATE_MBPS         [link rate, link-rate]
+ *        1..10000000 Mbit/s, default 400000 (400 Gbit/s).
+ *   MRC_A_QP_GROUPS              [QPGroupsEnabled, qp-groups] 0..1, default 0.
+ *   MRC_A_TRIMMING               [TrimmingEnabled, trimming] 0..1, default 1.
+ *   MRC_A_RTO_US                 [retransmission timeout, rto]
+ *        100..10000000 microseconds, default 4000.
+ *
+ * Read-only attributes (CONFIG_GET replies; rejected in CONFIG_SET):
+ *
+ *   MRC_A_BDP_BYTES              NLA_U64: link rate x ConfigBaseRTT / 8.
+ *   MRC_A_ACTIVE_SET             NLA_U32: the active set size a new
+ *        destination gets under the current configuration (72 at the
+ *        defaults).
+ *
+ * Socket API (queue pairs and messages; see mrc(7)):
+ *   socket(AF_INET or AF_INET6, SOCK_DGRAM, IPPROTO_MRC); options at
+ *   level SOL_MRC.
+ */
+#ifndef _UAPI_LINUX_MRC_H
+#define _UAPI_LINUX_MRC_H
+
+#include <linux/types.h>
+
+#define MRC_GENL_NAME		"mrc"
+#define MRC_GENL_VERSION	1
+#define MRC_GENL_MCGRP_MONITOR	"monitor"
+
+/* The UDP destination port of every mrc packet. */
+#define MRC_UDP_PORT		4791
+
+/* Protocol number of the message socket (from the experimental range). */
+#define IPPROTO_MRC		253
+/* Socket option level. */
+#define SOL_MRC			288
+
+enum mrc_spraying_type {
+	MRC_SPRAYING_NONE	= 0,
+	MRC_SPRAYING_DEFAULT	= 1,
+};
+
+enum mrc_cmd {
+	MRC_CMD_UNSPEC,
+	MRC_CMD_CONFIG_GET,
+	MRC_CMD_CONFIG_SET,
+	MRC_CMD_STATS_GET,
+
+	__MRC_CMD_MAX,
+};
+
+#define MRC_CMD_MAX (__MRC_CMD_MAX - 1)
+
+enum mrc_attr {
+	MRC_A_UNSPEC,
+	MRC_A_PAD,
+	MRC_A_SPRAYING_TYPE,
+	MRC_A_ENTROPY_MASK_BITS,
+	MRC_A_STARTING_PORT_OFFSET,
+	MRC_A_ACTIVE_EV_SET_SIZE,
+	MRC_A_PROBE_PERIOD_US,
+	MRC_A_SACK_LOSS_MIN_RETX_PKTS,
+	MRC_A_MSS,
+	MRC_A_BASE_RTT_US,
+	MRC_A_LINK_RATE_MBPS,
+	MRC_A_QP_GROUPS,
+	MRC_A_TRIMMING,
+	MRC_A_RTO_US,
+	MRC_A_BDP_BYTES,
+	MRC_A_ACTIVE_SET,
+	MRC_A_STATS,
+
+	__MRC_A_MAX,
+};
+
+#define MRC_A_MAX (__MRC_A_MAX - 1)
+
+/*
+ * Counters in the MRC_A_STATS nest, each NLA_U64, per network namespace.
+ * rx_* count packets that reached the UDP/4791 sockets; rx_drop_* count
+ * why a received packet was dropped.
+ */
+enum mrc_stat {
+	MRC_STAT_UNSPEC,
+	MRC_STAT_PAD,
+	MRC_STAT_RX_PACKETS,		/* every packet handed to mrc */
+	MRC_STAT_RX_BYTES,		/* UDP payload bytes of those */
+	MRC_STAT_RX_DROP_SHORT,		/* shorter than its headers */
+	MRC_STAT_RX_DROP_BAD_VERSION,	/* BTH transport version not 0 */
+	MRC_STAT_RX_DROP_BAD_OPCODE,	/* opcode mrc does not know */
+	MRC_STAT_RX_DROP_NO_QP,		/* valid, but no queue pair for it */
+
+	__MRC_STAT_MAX,
+};
+
+#define MRC_STAT_MAX (__MRC_STAT_MAX - 1)
+
+#endif /* _UAPI_LINUX_MRC_H */
