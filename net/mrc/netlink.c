@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Generic netlink family "mrc": configuration and counters of a network
+ * namespace.  uapi/linux/mrc.h documents every command and attribute.
+ */
+#include <net/genetlink.h>
+
+#include <mrc/mrc.h>
+
+static struct genl_family mrc_genl_family;
+
+static const struct nla_policy mrc_config_set_policy[MRC_A_MAX + 1] = {
+	[MRC_A_SPRAYING_TYPE]		= { .type = NLA_U32 },
+	[MRC_A_ENTROPY_MASK_BITS]	= { .type = NLA_U32 },
+	[MRC_A_STARTING_PORT_OFFSET]	= { .type = NLA_U32 },
+	[MRC_A_ACTIVE_EV_SET_SIZE]	= { .type = NLA_U32 },
+	[MRC_A_PROBE_PERIOD_US]		= { .type = NLA_U32 },
+	[MRC_A_SACK_LOSS_MIN_RETX_PKTS]	= { .type = NLA_U32 },
+	[MRC_A_MSS]			= { .type = NLA_U32 },
+	[MRC_A_BASE_RTT_US]		= { .type = NLA_U32 },
+	[MRC_A_LINK_RATE_MBPS]		= { .type = NLA_U32 },
+	[MRC_A_QP_GROUPS]		= { .type = NLA_U32 },
+	[MRC_A_TRIMMING]		= { .type = NLA_U32 },
+	[MRC_A_RTO_US]			= { .type = NLA_U32 },
+	[MRC_A_BDP_BYTES]		= { .type = NLA_REJECT,
+		.reject_message = "MRC_A_BDP_BYTES (bdp-bytes) is read-only" },
+	[MRC_A_ACTIVE_SET]		= { .type = NLA_REJECT,
+		.reject_message = "MRC_A_ACTIVE_SET (active-set) is read-only" },
+	[MRC_A_STATS]			= { .type = NLA_REJECT,
+		.reject_message = "MRC_A_STATS is read-only" },
+};
+
+static int mrc_nl_put_config(struct sk_buff *msg, const struct mrc_config *c)
+{
+	size_t i;
+
+	for (i = 0; i < MRC_NR_CONFIG_PARAMS; i++) {
+		const struct mrc_config_param *p = &mrc_config_params[i];
+
+		if (nla_put_u32(msg, p->attr,
+				*mrc_config_field((struct mrc_config *)c, p)))
+			return -EMSGSIZE;
+	}
+	if (nla_put_u64_64bit(msg, MRC_A_BDP_BYTES, mrc_bdp_bytes(c),
+			      MRC_A_PAD) ||
+	    nla_put_u32(msg, MRC_A_ACTIVE_SET, mrc_active_set_size(c)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int mrc_nl_put_stats(struct sk_buff *msg, struct mrc_net *mn)
+{
+	struct nlattr *nest;
+	int s;
+
+	nest = nla_nest_start(msg, MRC_A_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (s = MRC_STAT_PAD + 1; s <= MRC_STAT_MAX; s++) {
+		if (nla_put_u64_64bit(msg, s, mrc_stat_read(mn, s),
+				      MRC_STAT_PAD)) {
+			nla_nest_cancel(msg, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+/* Reply to a get with what @fill puts in the message. */
+static int mrc_nl_reply(struct genl_info *info,
+			int (*fill)(struct sk_buff *msg, struct mrc_net *mn))
+{
+	struct mrc_net *mn = mrc_net(genl_info_net(info));
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &mrc_genl_family, 0,
+				info->genlhdr->cmd);
+	if (!hdr) {
+		ret = -EMSGSIZE;
+		goto err;
+	}
+	ret = fill(msg, mn);
+	if (ret)
+		goto err;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err:
+	nlmsg_free(msg);
+	return ret;
+}
+
+static int mrc_nl_fill_config(struct sk_buff *msg, struct mrc_net *mn)
+{
+	struct mrc_config c;
+
+	rcu_read_lock();
+	c = rcu_dereference(mn->cfg)->c;
+	rcu_read_unlock();
+	return mrc_nl_put_config(msg, &c);
+}
+
+static int mrc_nl_config_get(struct sk_buff *skb, struct genl_info *info)
+{
+	return mrc_nl_reply(info, mrc_nl_fill_config);
+}
+
+static int mrc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
+{
+	return mrc_nl_reply(info, mrc_nl_put_stats);
+}
+
+/* Point the extack at @attr with @msg, a message that is not a literal
+ * (the kernel's own NLA_REJECT handling does the same).
+ */
+static void mrc_nl_err(struct netlink_ext_ack *extack,
+		       const struct nlattr *attr, const char *msg)
+{
+	if (!extack)
+		return;
+	extack->_msg = msg;
+	extack->bad_attr = attr;
+}
+
+/* Apply the attributes of @info to @c, each within its range.
+ * Return: 0, or -ERANGE with the extack naming the attribute and range.
+ */
+static int mrc_nl_parse_config(struct genl_info *info, struct mrc_config *c)
+{
+	size_t i;
+
+	for (i = 0; i < MRC_NR_CONFIG_PARAMS; i++) {
+		const struct mrc_config_param *p = &mrc_config_params[i];
+		struct nlattr *attr = info->attrs[p->attr];
+		u32 v;
+
+		if (!attr)
+			continue;
+		v = nla_get_u32(attr);
+		if (v < p->min || v > p->max) {
+			mrc_nl_err(info->extack, attr, p->range_msg);
+			return -ERANGE;
+		}
+		*mrc_config_field(c, p) = v;
+	}
+	return 0;
+}
+
+static int mrc_nl_config_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mrc_net *mn = mrc_net(genl_info_net(info));
+	struct mrc_net_config *old, *new;
+	const char *rule;
+	int ret;
+
+	new = kmalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+
+	mutex_lock(&mn->cfg_lock);
+	old = rcu_dereference_protected(mn->cfg,
+					lockdep_is_held(&mn->cfg_lock));
+	new->c = old->c;
+
+	ret = mrc_nl_parse_config(info, &new->c);
+	if (ret)
+		goto err;
+
+	rule = mrc_config_check(&new->c);
+	if (rule) {
+		struct nlattr *bad = info->attrs[MRC_A_STARTING_PORT_OFFSET];
+
+		/* Point at whichever of the two this request changed. */
+		if (!bad)
+			bad = info->attrs[MRC_A_ENTROPY_MASK_BITS];
+		mrc_nl_err(info->extack, bad, rule);
+		ret = -EINVAL;
+		goto err;
+	}
+
+	rcu_assign_pointer(mn->cfg, new);
+	mutex_unlock(&mn->cfg_lock);
+	kfree_rcu(old, rcu);
+	return 0;
+
+err:
+	mutex_unlock(&mn->cfg_lock);
+	kfree(new);
+	return ret;
+}
+
+static const struct genl_ops mrc_genl_ops[] = {
+	{
+		.cmd = MRC_CMD_CONFIG_GET,
+		.doit = mrc_nl_config_get,
+	},
+	{
+		.cmd = MRC_CMD_CONFIG_SET,
+		.doit = mrc_nl_config_set,
+		.policy = mrc_config_set_policy,
+		.maxattr = MRC_A_MAX,
+		.flags = GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd = MRC_CMD_STATS_GET,
+		.doit = mrc_nl_stats_get,
+	},
+};
+
+static struct genl_family mrc_genl_family __ro_after_init = {
+	.name = MRC_GENL_NAME,
+	.version = MRC_GENL_VERSION,
+	.netnsok = true,
+	.module = THIS_MODULE,
+	.ops = mrc_genl_ops,
+	.n_ops = ARRAY_SIZE(mrc_genl_ops),
+	.resv_start_op = MRC_CMD_STATS_GET + 1,
+};
+
+/**
+ * mrc_genl_init() - register the "mrc" generic netlink family
+ *
+ * Return: 0 or a negative errno.
+ */
+int __init mrc_genl_init(void)
+{
+	return genl_register_family(&mrc_genl_family);
+}
+
+/**
+ * mrc_genl_exit() - unregister the family, waiting for requests under way
+ */
+void mrc_genl_exit(void)
+{
+	genl_unregister_family(&mrc_genl_family);
+}

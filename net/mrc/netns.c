@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Per-network-namespace state: configuration, counters and the UDP/4791
+ * sockets.
+ *
+ * Lifetime: struct mrc_net is allocated by the pernet core with the
+ * namespace.  The sockets point at it through sk_user_data, read under
+ * RCU in the receive path, so exit releases every socket of the batch,
+ * waits one grace period, and only then frees what receivers can reach.
+ */
+#include <linux/netdevice.h>
+#include <linux/slab.h>
+
+#include <mrc/mrc.h>
+
+unsigned int mrc_net_id __read_mostly;
+
+/**
+ * mrc_stat_read() - sum one counter over all CPUs
+ * @mn: the namespace's state
+ * @s: which counter
+ *
+ * Return: the counter's value.
+ */
+u64 mrc_stat_read(struct mrc_net *mn, enum mrc_stat s)
+{
+	u64 sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += READ_ONCE(per_cpu_ptr(mn->stats, cpu)->c[s]);
+	return sum;
+}
+
+static void mrc_net_free(struct mrc_net *mn)
+{
+	kfree(rcu_dereference_protected(mn->cfg, true));
+	free_percpu(mn->stats);
+}
+
+static int __net_init mrc_net_init(struct net *net)
+{
+	struct mrc_net *mn = mrc_net(net);
+	struct mrc_net_config *cfg;
+	int ret;
+
+	mutex_init(&mn->cfg_lock);
+
+	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
+		return -ENOMEM;
+	mrc_config_defaults(&cfg->c);
+	RCU_INIT_POINTER(mn->cfg, cfg);
+
+	mn->stats = alloc_percpu(struct mrc_stats);
+	if (!mn->stats) {
+		ret = -ENOMEM;
+		goto err;
+	}
+
+	ret = mrc_socket_init(net, mn);
+	if (ret)
+		goto err;
+	return 0;
+
+err:
+	mrc_net_free(mn);
+	return ret;
+}
+
+static void __net_exit mrc_net_exit_batch(struct list_head *net_list)
+{
+	struct net *net;
+
+	list_for_each_entry(net, net_list, exit_list)
+		mrc_socket_release(mrc_net(net));
+
+	/* Receivers that found a socket's mrc_net are done after this. */
+	synchronize_net();
+
+	list_for_each_entry(net, net_list, exit_list)
+		mrc_net_free(mrc_net(net));
+}
+
+static struct pernet_operations mrc_net_ops = {
+	.init = mrc_net_init,
+	.exit_batch = mrc_net_exit_batch,
+	.id = &mrc_net_id,
+	.size = sizeof(struct mrc_net),
+};
+
+/**
+ * mrc_netns_init() - set up mrc in every network namespace, now and later
+ *
+ * Return: 0 or a negative errno.
+ */
+int __init mrc_netns_init(void)
+{
+	return register_pernet_subsys(&mrc_net_ops);
+}
+
+/**
+ * mrc_netns_exit() - tear mrc down in every network namespace
+ */
+void mrc_netns_exit(void)
+{
+	unregister_pernet_subsys(&mrc_net_ops);
+}
