@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrc(8): "stats show".
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/genetlink.h>
+
+#include <mrc/stat_names.h>
+
+#include "cli.h"
+#include "nl.h"
+#include "output.h"
+
+/* The counters of a MRC_CMD_STATS_GET reply. */
+struct mrc_stats_reply {
+	uint64_t val[MRC_STAT_MAX + 1];
+	bool has[MRC_STAT_MAX + 1];
+};
+
+static int mrc_stats_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct mrc_stats_reply *reply = data;
+	uint16_t type = mnl_attr_get_type(attr);
+
+	/* Padding, and counters of a newer kernel, have no name here. */
+	if (type > MRC_STAT_MAX || !mrc_stat_names[type])
+		return MNL_CB_OK;
+	if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	reply->val[type] = mnl_attr_get_u64(attr);
+	reply->has[type] = true;
+	return MNL_CB_OK;
+}
+
+static int mrc_stats_top_cb(const struct nlattr *attr, void *data)
+{
+	if (mnl_attr_get_type(attr) != MRC_A_STATS)
+		return MNL_CB_OK;
+	if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	return mnl_attr_parse_nested(attr, mrc_stats_attr_cb, data);
+}
+
+static int mrc_stats_reply_cb(const struct nlmsghdr *nlh, void *data)
+{
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr),
+			      mrc_stats_top_cb, data);
+}
+
+static int mrc_stats_print(const struct mrc_stats_reply *reply,
+			   const struct mrc_opts *opts)
+{
+	struct mrc_out o;
+	int i;
+
+	mrc_out_begin(&o, stdout, opts->json, opts->pretty);
+	for (i = 0; i <= MRC_STAT_MAX; i++)
+		if (reply->has[i])
+			mrc_out_u64(&o, mrc_stat_names[i], mrc_stat_names[i],
+				    reply->val[i]);
+	if (mrc_out_end(&o) < 0) {
+		fprintf(stderr, "mrc: writing the output: %s\n",
+			strerror(errno));
+		return MRC_EXIT_KERNEL;
+	}
+	return MRC_EXIT_OK;
+}
+
+static int mrc_stats_show(int argc, char **argv, const struct mrc_opts *opts)
+{
+	struct mrc_stats_reply reply;
+	struct mrc_nl nl;
+	struct mrc_nl_err e;
+	int ret;
+
+	if (argc > 0)
+		return mrc_usage_error("unexpected argument \"%s\"", argv[0]);
+
+	memset(&reply, 0, sizeof(reply));
+	ret = mrc_nl_open(&nl);
+	if (ret != MRC_EXIT_OK)
+		return ret;
+	ret = mrc_nl_talk(&nl, mrc_nl_request(&nl, MRC_CMD_STATS_GET),
+			  mrc_stats_reply_cb, &reply, &e);
+	mrc_nl_close(&nl);
+	if (ret < 0)
+		return mrc_nl_report(&e, "reading the statistics", NULL);
+	return mrc_stats_print(&reply, opts);
+}
+
+/**
+ * mrc_cmd_stats() - mrc stats [ show | help ]
+ * @argc: number of arguments after "stats"
+ * @argv: the arguments after "stats"
+ * @opts: the global options
+ *
+ * Return: the exit status.
+ */
+int mrc_cmd_stats(int argc, char **argv, const struct mrc_opts *opts)
+{
+	if (argc == 0)
+		return mrc_stats_show(0, argv, opts);
+	if (mrc_matches(argv[0], "show") || mrc_matches(argv[0], "list"))
+		return mrc_stats_show(argc - 1, argv + 1, opts);
+	if (mrc_matches(argv[0], "help")) {
+		mrc_help();
+		return MRC_EXIT_OK;
+	}
+	return mrc_usage_error("unknown stats command \"%s\"", argv[0]);
+}
