@@ -70,7 +70,6 @@
 
 #define MRC_GENL_NAME		"mrc"
 #define MRC_GENL_VERSION	1
-#define MRC_GENL_MCGRP_MONITOR	"monitor"
 
 /* The UDP destination port of every mrc packet. */
 #define MRC_UDP_PORT		4791
