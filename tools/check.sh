@@ -19,23 +19,7 @@ kver=$(tools/vm/kver) || exit 1
 kdir=/lib/modules/$kver/build
 ksrc=${KSRC:-/usr/src/linux-source-6.1}
 out=$(mktemp -d /tmp/mrc-check.XXXXXX)
-start=$SECONDS
-pass=0
-fail=0
-skip=0
-
-result() {	# result ok|fail|skip NAME [WHY]
-	case $1 in
-	ok)	pass=$((pass + 1)); echo "PASS: $2" ;;
-	skip)	skip=$((skip + 1)); echo "SKIP: $2: $3" ;;
-	*)	fail=$((fail + 1)); echo "FAIL: $2${3:+: $3}" ;;
-	esac
-}
-
-stage() {
-	echo
-	echo "=== $* ($((SECONDS - start)) s)"
-}
+. tools/check-lib.sh
 
 # A check passes when its command succeeds and prints no diagnostic.
 build_check() {	# build_check NAME LOG PATTERN CMD...
@@ -66,19 +50,6 @@ build_check "build: checkpatch --strict clean" "$out/checkpatch.log" \
 build_check "build: tools, unit tests and selftests" "$out/tools.log" \
 	'warning:|error:' make KDIR="$kdir" tools unit selftests
 
-# A TAP stream's "ok"/"not ok" lines, counted; SKIP directives apart.
-count_tap() {	# count_tap PREFIX LOG
-	local line
-
-	while IFS= read -r line; do
-		case $line in
-		"not ok "*)	result fail "$1: ${line#not ok }" ;;
-		"ok "*"# SKIP"*) result skip "$1: ${line#ok }" "skipped" ;;
-		"ok "*)		result ok "$1: ${line#ok }" ;;
-		esac
-	done < <(grep -E '^(not )?ok [0-9]+ ' "$2")
-}
-
 stage "unit tests"
 for t in tools/unit/unit_*; do
 	[ -x "$t" ] || continue
@@ -108,24 +79,30 @@ rc=${PIPESTATUS[0]}
 if [ "$rc" -eq 125 ]; then
 	result fail "selftests: the VM did not boot or timed out"
 else
-	# The kselftest runner's own result lines, not the tests' inner ones.
-	grep -E '^(not )?ok [0-9]+ selftests: ' "$out/selftests.log" \
-		>"$out/selftests.tap"
-	[ -s "$out/selftests.tap" ] ||
-		result fail "selftests: no test ran"
-	count_tap "selftest" "$out/selftests.tap"
-	# A check a test could not make here is a skip, not a silent pass.
-	while IFS= read -r line; do
-		result skip "selftest check: ${line#*ok }" "see the log"
-	done < <(grep -E '^# ok [0-9]+ .*# SKIP' "$out/selftests.log")
-	if grep -nE 'WARNING:|BUG:|Oops|general protection|Call Trace:|KASAN|UBSAN|kmemleak:|lockdep' \
-		"$out/console.log"; then
-		result fail "kernel log: no splat during the selftests"
-	else
+	count_selftests "selftest" "$out/selftests.log"
+	if tools/vm/splat-scan "$out/console.log"; then
 		result ok "kernel log: no splat during the selftests"
+	else
+		result fail "kernel log: no splat during the selftests"
 	fi
 fi
 
+# The debug-kernel suite: its PASS/FAIL/SKIP lines count here too.
+if [ "${MRC_CHECK_DEBUG:-0}" = 1 ]; then
+	stage "debug-kernel suite (tools/check-debug.sh $MRC_DEBUG_TESTS)"
+	# shellcheck disable=SC2086 # a list of test names
+	MRC_CHECK_NESTED=1 MRC_CHECK_OUT=$out/debug \
+		tools/check-debug.sh $MRC_DEBUG_TESTS 2>&1 | tee "$out/debug.log"
+	rc=${PIPESTATUS[0]}
+	pass=$((pass + $(grep -c '^PASS: ' "$out/debug.log")))
+	fail=$((fail + $(grep -c '^FAIL: ' "$out/debug.log")))
+	skip=$((skip + $(grep -c '^SKIP: ' "$out/debug.log")))
+	[ "$rc" -eq 0 ] || grep -q '^FAIL: ' "$out/debug.log" ||
+		result fail "debug-kernel suite: ended without a result"
+else
+	result skip "debug-kernel suite" "MRC_CHECK_DEBUG=0"
+fi
+
 stage "done in $((SECONDS - start)) s; logs in $out"
-echo "$pass passed, $fail failed, $skip skipped"
+check_summary
 [ "$fail" -eq 0 ]
