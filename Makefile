@@ -4,6 +4,8 @@
 #
 #   make                 mrc.ko, the tools, the unit tests and selftests
 #   make check           install what is missing, build, run every test
+#   make check-debug     the selftests on a KASAN/lockdep/kmemleak kernel
+#   make debug-kernel    build (once, cached) that kernel
 #   make demo            install what is missing, boot a VM, show mrc
 #   make W=1 / make C=1  extra warnings / sparse, as for any kernel module
 #   make style           checkpatch --strict over the module's sources
@@ -45,6 +47,12 @@ unit-run: unit
 check:
 	tools/check.sh
 
+check-debug:
+	tools/check-debug.sh
+
+debug-kernel:
+	tools/vm/debug-kernel.sh
+
 demo:
 	tools/demo.sh
 
@@ -56,6 +64,8 @@ clean:
 	$(MAKE) -C tools/mrc clean
 	$(MAKE) -C tools/unit clean
 	-$(MAKE) -C selftests clean
+	-$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/harness clean
 	rm -rf tools/vm/.build
 
-.PHONY: all module tools unit selftests unit-run check demo style clean
+.PHONY: all module tools unit selftests unit-run check check-debug \
+	debug-kernel demo style clean

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 #
 # Shared by tools/check.sh and tools/check-debug.sh: result counting and

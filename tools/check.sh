@@ -88,7 +88,7 @@ else
 fi
 
 # The debug-kernel suite: its PASS/FAIL/SKIP lines count here too.
-if [ "${MRC_CHECK_DEBUG:-0}" = 1 ]; then
+if [ "${MRC_CHECK_DEBUG:-1}" = 1 ]; then
 	stage "debug-kernel suite (tools/check-debug.sh $MRC_DEBUG_TESTS)"
 	# shellcheck disable=SC2086 # a list of test names
 	MRC_CHECK_NESTED=1 MRC_CHECK_OUT=$out/debug \

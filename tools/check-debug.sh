@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make check-debug: the selftests on a debug kernel (KASAN, lockdep,
+# PROVE_RCU, kmemleak, UBSAN, debug objects), where any report fails.
+#
+#   tools/check-debug.sh [TEST...]
+#
+# 1. Builds (once, cached) the debug kernel: tools/vm/debug-kernel.sh.
+# 2. Proves the harness can fail: a VM loads selftests/harness's broken
+#    module, which commits a lock-order inversion, a leak and a
+#    use-after-free, and each report must be found by tools/vm/splat-scan
+#    naming the function that committed it.
+# 3. Runs the selftests (all, or the TEST... named) with panic_on_warn=1,
+#    then unloads mrc, has kmemleak scan, and fails on any report, which
+#    it prints.
+# Ends with "N passed, N failed, N skipped" unless MRC_CHECK_NESTED is set,
+# as when make check calls it and prints the totals itself.
+
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+. tools/check-lib.sh
+
+tools/deps.sh debug || exit 1
+# MRC_DEBUG_KERNEL_DIR: use an already built one (a debug-kernel.sh dir).
+dir=${MRC_DEBUG_KERNEL_DIR:-$(tools/vm/debug-kernel.sh --print-dir)} || {
+	result fail "debug: build the debug kernel"
+	check_summary
+	exit 1
+}
+kdir=$dir/build
+bzimage=$kdir/arch/x86/boot/bzImage
+out=${MRC_CHECK_OUT:-$(mktemp -d /tmp/mrc-check-debug.XXXXXX)}
+mkdir -p "$out"
+
+vm() {	# vm LOG APPEND CMD
+	tools/vm/run-vm --kernel "$bzimage" --modules-dir "$dir/modules" \
+		--console-log "$1.console" --append "$2" --timeout 2400 \
+		-- "$3" 2>&1 | tee "$1"
+	return "${PIPESTATUS[0]}"
+}
+
+# The module, the tools and the broken module, for the debug kernel.
+stage "debug: build against $kdir"
+make -s clean >/dev/null 2>&1
+if ! make -s KDIR="$kdir" module tools selftests >"$out/build.log" 2>&1 ||
+   ! make -s -C "$kdir" M="$top/selftests/harness" modules \
+		>>"$out/build.log" 2>&1; then
+	cat "$out/build.log"
+	result fail "debug: build mrc.ko and the broken module"
+	check_summary
+	exit 1
+fi
+
+# kmemleak reports an object only once it has been unreferenced for 5 s.
+kmemleak_report='sleep 6; echo scan >/sys/kernel/debug/kmemleak;
+	echo scan >/sys/kernel/debug/kmemleak; cat /sys/kernel/debug/kmemleak'
+
+stage "debug: the harness catches a broken module"
+vm "$out/harness.log" "kasan_multi_shot" '
+	echo clear >/sys/kernel/debug/kmemleak
+	insmod selftests/harness/mrc_broken.ko bug=lockdep,leak,uaf
+	'"$kmemleak_report" >/dev/null
+rc=$?
+tools/vm/splat-scan "$out/harness.log.console" >"$out/harness.splats"
+for class in kasan lockdep kmemleak; do
+	# Each report names the function that committed the bug.
+	if grep -A30 "^=== splat: $class" "$out/harness.splats" |
+		grep -q mrc_broken_; then
+		result ok "debug: harness catches $class (mrc_broken)"
+	else
+		cat "$out/harness.splats"
+		result fail "debug: harness catches $class (mrc_broken)" \
+			"no $class report from mrc_broken (VM status $rc)"
+	fi
+done
+
+stage "debug: selftests on the debug kernel"
+tests=${*:-}
+if [ -n "$tests" ]; then
+	echo "debug: running the named subset: $tests"
+	run="make -s -C selftests run_tests TEST_PROGS='$tests'"
+else
+	run="make -s -C selftests run_tests"
+fi
+vm "$out/selftests.log" "panic_on_warn=1" "
+	echo scan >/sys/kernel/debug/kmemleak; echo clear >/sys/kernel/debug/kmemleak
+	$run
+	rmmod mrc 2>/dev/null
+	$kmemleak_report"
+rc=$?
+if [ "$rc" -eq 125 ]; then
+	result fail "debug: selftests VM ended early (panic, e.g. panic_on_warn, or timeout)"
+fi
+count_selftests "debug selftest" "$out/selftests.log"
+if tools/vm/splat-scan "$out/selftests.log.console" >"$out/selftests.splats"; then
+	result ok "debug: no KASAN, lockdep, RCU, UBSAN, kmemleak or WARN report"
+else
+	cat "$out/selftests.splats"
+	result fail "debug: no KASAN, lockdep, RCU, UBSAN, kmemleak or WARN report"
+fi
+
+# Leave the tree's mrc.ko built for the stock kernel, as make builds it.
+make -s clean >/dev/null 2>&1
+stage "debug: done; logs in $out"
+[ -n "${MRC_CHECK_NESTED:-}" ] || check_summary
+[ "$fail" -eq 0 ]
