@@ -105,22 +105,16 @@ static int mrc_config_print(const struct mrc_config_reply *reply,
 static int mrc_config_show(int argc, char **argv, const struct mrc_opts *opts)
 {
 	struct mrc_config_reply reply;
-	struct mrc_nl nl;
-	struct mrc_nl_err e;
 	int ret;
 
 	if (argc > 0)
 		return mrc_usage_error("unexpected argument \"%s\"", argv[0]);
 
 	memset(&reply, 0, sizeof(reply));
-	ret = mrc_nl_open(&nl);
+	ret = mrc_nl_get(MRC_CMD_CONFIG_GET, mrc_config_reply_cb, &reply,
+			 "reading the configuration");
 	if (ret != MRC_EXIT_OK)
 		return ret;
-	ret = mrc_nl_talk(&nl, mrc_nl_request(&nl, MRC_CMD_CONFIG_GET),
-			  mrc_config_reply_cb, &reply, &e);
-	mrc_nl_close(&nl);
-	if (ret < 0)
-		return mrc_nl_report(&e, "reading the configuration", NULL);
 	return mrc_config_print(&reply, opts);
 }
 

@@ -318,3 +318,28 @@ void mrc_nl_close(struct mrc_nl *nl)
 		mnl_socket_close(nl->sock);
 	nl->sock = NULL;
 }
+
+/**
+ * mrc_nl_get() - one request without attributes, its reply to @cb
+ * @cmd: the MRC_CMD_* to send
+ * @cb: called with each reply message
+ * @data: passed to @cb
+ * @what: what is being read, for the error message
+ *
+ * Return: MRC_EXIT_OK, else the exit status to end with (errors printed).
+ */
+int mrc_nl_get(uint8_t cmd, mnl_cb_t cb, void *data, const char *what)
+{
+	struct mrc_nl nl;
+	struct mrc_nl_err e;
+	int ret;
+
+	ret = mrc_nl_open(&nl);
+	if (ret != MRC_EXIT_OK)
+		return ret;
+	ret = mrc_nl_talk(&nl, mrc_nl_request(&nl, cmd), cb, data, &e);
+	mrc_nl_close(&nl);
+	if (ret < 0)
+		return mrc_nl_report(&e, what, NULL);
+	return MRC_EXIT_OK;
+}

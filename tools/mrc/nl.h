@@ -34,5 +34,6 @@ int mrc_nl_talk(struct mrc_nl *nl, struct nlmsghdr *req, mnl_cb_t cb,
 		void *data, struct mrc_nl_err *e);
 int mrc_nl_report(const struct mrc_nl_err *e, const char *what,
 		  const char *eperm_hint);
+int mrc_nl_get(uint8_t cmd, mnl_cb_t cb, void *data, const char *what);
 
 #endif /* _MRC_CLI_NL_H */
