@@ -89,10 +89,10 @@ fi
 
 # The debug-kernel suite: its PASS/FAIL/SKIP lines count here too.
 if [ "${MRC_CHECK_DEBUG:-1}" = 1 ]; then
-	stage "debug-kernel suite (tools/check-debug.sh $MRC_DEBUG_TESTS)"
+	stage "debug-kernel suite (tools/check-debug.sh ${MRC_DEBUG_TESTS:-})"
 	# shellcheck disable=SC2086 # a list of test names
 	MRC_CHECK_NESTED=1 MRC_CHECK_OUT=$out/debug \
-		tools/check-debug.sh $MRC_DEBUG_TESTS 2>&1 | tee "$out/debug.log"
+		tools/check-debug.sh ${MRC_DEBUG_TESTS:-} 2>&1 | tee "$out/debug.log"
 	rc=${PIPESTATUS[0]}
 	pass=$((pass + $(grep -c '^PASS: ' "$out/debug.log")))
 	fail=$((fail + $(grep -c '^FAIL: ' "$out/debug.log")))
