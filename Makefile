@@ -33,6 +33,7 @@ module:
 
 tools:
 	$(MAKE) -C tools/mrc
+	$(MAKE) -C tools/mrcperf
 
 unit:
 	$(MAKE) -C tools/unit
@@ -62,6 +63,7 @@ style:
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tools/mrc clean
+	$(MAKE) -C tools/mrcperf clean
 	$(MAKE) -C tools/unit clean
 	-$(MAKE) -C selftests clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/harness clean

@@ -505,3 +505,198 @@ mrc_dmesg_check() {
 		mrc_fail "$1: kernel warnings" "$bad"
 	fi
 }
+
+# --- helpers of the transport tests ---------------------------------------
+
+MRCPERF=${MRCPERF:-$MRC_TREE/tools/mrcperf/mrcperf}
+MRC_SOCKAPI=${MRC_SOCKAPI:-$MRC_SELFTEST_DIR/mrc_sockapi}
+
+# mrc_require_mrcperf: the benchmark tool must have been built.
+mrc_require_mrcperf() {
+	[ -x "$MRCPERF" ] ||
+		mrc_die "no mrcperf at $MRCPERF (build it first: make tools)"
+}
+
+# mrc_require_sockapi: mrc_sockapi (its --hold and --wait-bound modes).
+mrc_require_sockapi() {
+	[ -x "$MRC_SOCKAPI" ] ||
+		mrc_die "no $MRC_SOCKAPI (build it first: make -C selftests)"
+}
+
+# mrc_modprobe MODULE...: load modules the test needs; the VM's kernel
+# cannot autoload them.  A module that will not load may be built in
+# (a debug kernel without modules.builtin): whatever needs it says so.
+mrc_modprobe() {
+	local m
+
+	for m in "$@"; do
+		[ -d "/sys/module/$m" ] || modprobe -q "$m" 2>/dev/null || :
+	done
+}
+
+# mrc_sleep SECONDS: sleep without starting a process (fractions work).
+mrc_sleep() {
+	if [ -z "${mrc_sleep_fd:-}" ]; then
+		mkfifo "$mrc_tmpdir/sleep.fifo" &&
+			exec {mrc_sleep_fd}<>"$mrc_tmpdir/sleep.fifo"
+	fi
+	read -r -t "$1" -u "$mrc_sleep_fd" _ || :
+}
+
+# mrc_now_ms: milliseconds since the epoch, from bash itself.
+mrc_now_ms() {
+	local t=${EPOCHREALTIME/[.,]/}
+
+	echo $((t / 1000))
+}
+
+# mrc_wait_pid PID SECONDS: wait up to SECONDS for background job PID to
+# end; its status in $MRC_WAIT_RC.  Returns 1, the job left running, if it
+# did not end in time.
+mrc_wait_pid() {
+	local pid=$1 deadline
+
+	deadline=$(($(mrc_now_ms) + ${2%.*} * 1000))
+	while kill -0 "$pid" 2>/dev/null; do
+		if [ "$(mrc_now_ms)" -ge "$deadline" ]; then
+			MRC_WAIT_RC=timeout
+			return 1
+		fi
+		mrc_sleep 0.1
+	done
+	wait "$pid"
+	MRC_WAIT_RC=$?
+	return 0
+}
+
+# mrc_kill_pid PID: end background job PID (TERM, then KILL) and reap it.
+mrc_kill_pid() {
+	kill -TERM "$1" 2>/dev/null || return 0
+	mrc_wait_pid "$1" 3 || {
+		kill -KILL "$1" 2>/dev/null
+		wait "$1" 2>/dev/null
+	}
+	return 0
+}
+
+# Two namespaces joined by one veth pair (mrc_veth_pair):
+#
+#   +--------- NS_A ---------+          +--------- NS_B ---------+
+#   | mrc-a 10.0.0.1/24      |          | mrc-b 10.0.0.2/24      |
+#   |       fd00::1/64       |==========|       fd00::2/64       |
+#   |       02:6d:72:63:00:01|   veth   |       02:6d:72:63:00:02|
+#   +------------------------+          +------------------------+
+#
+# MTU 9000 unless told otherwise (a 4096 B MSS + 60 B fits either way; the
+# large MTU keeps the emulated machine's per-packet cost down), IPv6 without
+# DAD, and permanent neighbour entries: the first packet goes at once.
+MRC_VETH_A=mrc-a MRC_VETH_B=mrc-b
+MRC_IP4_A=10.0.0.1 MRC_IP4_B=10.0.0.2
+MRC_IP6_A=fd00::1 MRC_IP6_B=fd00::2
+MRC_MAC_A=02:6d:72:63:00:01 MRC_MAC_B=02:6d:72:63:00:02
+
+# mrc_veth_pair NS_A NS_B [MTU]: the topology above (lo up in both).
+# Returns 1, having said why, when it cannot be built.
+mrc_veth_pair() {
+	local a=$1 b=$2 mtu=${3:-9000} out
+
+	mrc_modprobe veth
+	out=$(ip link add "$MRC_VETH_A" netns "$a" address "$MRC_MAC_A" \
+		mtu "$mtu" type veth peer name "$MRC_VETH_B" netns "$b" \
+		address "$MRC_MAC_B" mtu "$mtu" 2>&1) || {
+		echo "# ip link add veth: $out"
+		return 1
+	}
+	out=$(ip -n "$a" -b - 2>&1 <<-EOF
+		link set lo up
+		addr add $MRC_IP4_A/24 dev $MRC_VETH_A
+		addr add $MRC_IP6_A/64 dev $MRC_VETH_A nodad
+		link set $MRC_VETH_A up
+		neigh replace $MRC_IP4_B lladdr $MRC_MAC_B dev $MRC_VETH_A nud permanent
+		neigh replace $MRC_IP6_B lladdr $MRC_MAC_B dev $MRC_VETH_A nud permanent
+		EOF
+	) || {
+		echo "# setting up $a: $out"
+		return 1
+	}
+	out=$(ip -n "$b" -b - 2>&1 <<-EOF
+		link set lo up
+		addr add $MRC_IP4_B/24 dev $MRC_VETH_B
+		addr add $MRC_IP6_B/64 dev $MRC_VETH_B nodad
+		link set $MRC_VETH_B up
+		neigh replace $MRC_IP4_A lladdr $MRC_MAC_A dev $MRC_VETH_B nud permanent
+		neigh replace $MRC_IP6_A lladdr $MRC_MAC_A dev $MRC_VETH_B nud permanent
+		EOF
+	) || {
+		echo "# setting up $b: $out"
+		return 1
+	}
+}
+
+# mrc_netem NS DEV ARGS...: a netem root qdisc (ARGS as tc takes them) on
+# DEV in NS, replacing what is there; "mrc_netem NS DEV none" removes it.
+mrc_netem() {
+	local ns=$1 dev=$2 out
+
+	shift 2
+	if [ "$1" = none ]; then
+		tc -n "$ns" qdisc del dev "$dev" root 2>/dev/null
+		return 0
+	fi
+	mrc_modprobe sch_netem
+	out=$(tc -n "$ns" qdisc replace dev "$dev" root netem "$@" 2>&1) || {
+		echo "# tc qdisc replace dev $dev root netem $*: $out"
+		return 1
+	}
+}
+
+# mrc_stats_delta NAME BEFORE AFTER: AFTER[NAME] - BEFORE[NAME] of two
+# mrc_stats_snapshot arrays, or "<absent>" if either lacks it.
+mrc_stats_delta() {
+	local -n d_before=$2 d_after=$3
+
+	if [ -z "${d_before[$1]:-}" ] || [ -z "${d_after[$1]:-}" ]; then
+		echo "<absent>"
+		return 0
+	fi
+	echo $((d_after[$1] - d_before[$1]))
+}
+
+# mrc_stats_json [-n NS]: the counters as "mrc -j stats" prints them (one
+# JSON object, {"rx_packets":N,...}).
+mrc_stats_json() {
+	mrc_exec "$@" -j stats
+}
+
+# mrc_qp_stat [-n NS] NAME: the sum of counter NAME over the queue pairs
+# "mrc -j qp show" lists, wherever they nest it; "<absent>" when the CLI
+# or the kernel has no queue pair dump, 0 when there is no queue pair.
+mrc_qp_stat() {
+	local nsarg=() out
+
+	if [ "${1:-}" = -n ]; then
+		nsarg=(-n "$2")
+		shift 2
+	fi
+	out=$(mrc_exec "${nsarg[@]}" -j qp show 2>/dev/null) || {
+		echo "<absent>"
+		return 0
+	}
+	jq -r --arg n "$1" '[.. | objects | select(has($n)) | .[$n] |
+		numbers] | add // 0' <<<"$out" 2>/dev/null || echo "<absent>"
+}
+
+# mrc_wait_bound PID PORT [SECONDS]: wait until process PID holds an mrc
+# socket bound to PORT (0: to any port), without touching the port (no
+# probing bind that could race with the process's own).  The port found
+# is in $MRC_BOUND_PORT.  Returns 1, having said why, if PID ended or
+# SECONDS (default 20) passed first.
+mrc_wait_bound() {
+	local out
+
+	out=$("$MRC_SOCKAPI" --wait-bound "$1" "$2" "${3:-20}" 2>&1) || {
+		echo "# $out"
+		return 1
+	}
+	MRC_BOUND_PORT=${out##* }
+}

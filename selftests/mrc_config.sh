@@ -36,13 +36,15 @@ PARAMS=(
 	"qp-groups|0|1|0|on|QPGroupsEnabled (qp-groups) must be in 0..1"
 	"trimming|0|1|1|off|TrimmingEnabled (trimming) must be in 0..1"
 	"rto|100|10000000|4000|5000|RetransmissionTimeout (rto) must be in 100..10000000"
+	"max-msg-size|1|1073741824|67108864|1048576|MaxMessageSize (max-msg-size) must be in 1..1073741824"
+	"retry-limit|1|255|7|3|RetryLimit (retry-limit) must be in 1..255"
 )
 
 # JSON keys, in the same order.
 JSON_KEYS=(packet_spraying_type entropy_mask_bits starting_port_offset
 	active_ev_set_size reliability_probe_period_us sack_loss_min_retx_pkts
 	mss config_base_rtt_us link_rate_mbps qp_groups_enabled
-	trimming_enabled rto_us)
+	trimming_enabled rto_us max_msg_size retry_limit)
 
 # plain KEY VALUE: how plain output shows a value given as a number.
 plain() {
@@ -128,7 +130,7 @@ done
 chk_eq "default bdp-bytes" "$(mrc_kv_get bdp-bytes <<<"$out")" 300000
 chk_eq "default active-set" "$(mrc_kv_get active-set <<<"$out")" 72
 IFS=$'\n' read -r -d '' -a lines <<<"$out"
-chk_eq "config show: number of lines" "${#lines[@]}" 14
+chk_eq "config show: number of lines" "${#lines[@]}" 16
 
 jout=$(mrc_exec -j config show)
 chk_eq "mrc -j config show: exit status" "$?" 0
@@ -138,7 +140,7 @@ else
 	mrc_fail "mrc -j config show: not one flat object" "$jout"
 fi
 json_parse "$jout"
-chk_eq "JSON: number of members" "${#JSON[@]}" 14
+chk_eq "JSON: number of members" "${#JSON[@]}" 16
 for ((i = 0; i < ${#PARAMS[@]}; i++)); do
 	IFS='|' read -r key min max def val msg <<<"${PARAMS[i]}"
 	chk_eq "JSON default ${JSON_KEYS[i]}" "${JSON[${JSON_KEYS[i]}]:-<absent>}" \
@@ -160,6 +162,14 @@ chk_eq "JSON spraying none" "${JSON[packet_spraying_type]}" '"none"'
 chk_eq "JSON qp-groups on" "${JSON[qp_groups_enabled]}" true
 chk_eq "JSON trimming off" "${JSON[trimming_enabled]}" false
 chk_eq "JSON mss 1500" "${JSON[mss]}" 1500
+chk_eq "JSON max-msg-size 1048576" "${JSON[max_msg_size]}" 1048576
+chk_eq "JSON retry-limit 3" "${JSON[retry_limit]}" 3
+
+# max-msg-size takes K, M and G (powers of 1024); config show gives bytes.
+set_ok "set max-msg-size 64K" max-msg-size 64K
+chk_eq "read back max-msg-size" "$(mrc_cfg max-msg-size)" 65536
+set_ok "set max-msg-size 1G (its max)" max-msg-size 1G
+chk_eq "read back max-msg-size" "$(mrc_cfg max-msg-size)" 1073741824
 
 # All back to the defaults in one request.
 args=()
@@ -209,6 +219,10 @@ for p in "${PARAMS[@]}"; do
 done
 set_rejected "rto 4294967295" \
 	"RetransmissionTimeout (rto) must be in 100..10000000" rto 4294967295
+set_rejected "max-msg-size 2G" \
+	"MaxMessageSize (max-msg-size) must be in 1..1073741824" max-msg-size 2G
+set_rejected "retry-limit 4294967295" \
+	"RetryLimit (retry-limit) must be in 1..255" retry-limit 4294967295
 
 # --- the port rule --------------------------------------------------------
 
@@ -241,6 +255,12 @@ set_rejected "rto 99 + mss 1000" \
 set_rejected "mss 1000 + entropy-mask-bits 9 + rto 5000" \
 	"EntropyMaskBits (entropy-mask-bits) must be in 0..8" \
 	mss 1000 entropy-mask-bits 9 rto 5000
+set_rejected "max-msg-size 4096 + retry-limit 0" \
+	"RetryLimit (retry-limit) must be in 1..255" \
+	max-msg-size 4096 retry-limit 0
+set_rejected "retry-limit 3 + max-msg-size 0" \
+	"MaxMessageSize (max-msg-size) must be in 1..1073741824" \
+	retry-limit 3 max-msg-size 0
 set_rejected "valid keys + starting-port-offset 65500 (rule)" \
 	"$PORT_RULE_MSG" mss 1000 probe-period 10 starting-port-offset 65500
 chk_eq "mss still the default" "$(mrc_cfg mss)" 4096
@@ -284,7 +304,8 @@ chk_eq "active-set at the defaults" "$(mrc_cfg active-set)" 72
 mrc_log "# command line errors (exit 1), nothing sent"
 before=$(mrc_config_snapshot)
 for args in "mss" "mss abc" "mss -1" "mss 4294967296" "no-such-key 1" \
-	    "bdp-bytes 5" "active-set 5" "mss 1000 mss 2000"; do
+	    "bdp-bytes 5" "active-set 5" "mss 1000 mss 2000" \
+	    "max-msg-size 4G" "max-msg-size 64MB" "retry-limit 3K"; do
 	# shellcheck disable=SC2086
 	mrc_run_capture config set $args
 	chk_eq "config set $args: exit status" "$MRC_RC" 1

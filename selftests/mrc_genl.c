@@ -2,7 +2,8 @@
 /*
  * mrc_genl: the generic netlink ABI of mrc.ko, byte by byte, over a raw
  * NETLINK_GENERIC socket (no libmnl): attribute types and lengths of the
- * replies, errnos, extended ack messages and the offsets they point at.
+ * replies, errnos, extended ack messages and the offsets they point at,
+ * and the queue pair dump.
  *
  * Every test runs in a network namespace of its own (the harness forks
  * each test; the fixture unshares the netns), so it starts from the
@@ -17,6 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <linux/capability.h>
@@ -50,6 +55,8 @@ struct answer {
 	int has_offs;		/* NLMSGERR_ATTR_OFFS present */
 	__u32 offs;		/* its value: offset in the request */
 	int nreplies;		/* replies before the ack */
+	int done;		/* a dump: ended by NLMSG_DONE, not an ack */
+	__u16 flags;		/* nlmsg_flags of the last reply */
 	__u8 cmd;		/* genl command of the last reply */
 	__u8 version;		/* genl version of the last reply */
 	int alen;		/* length of its attributes */
@@ -158,8 +165,9 @@ static void parse_ack_tlvs(const struct nlmsghdr *nlh, struct answer *a)
 }
 
 /*
- * Send @nlh and read until its ack.  Return: 0 with @a filled, or a
- * negative errno if talking to the kernel failed.
+ * Send @nlh and read until its ack, or the NLMSG_DONE of a dump (whose
+ * errno goes to @a->err).  Return: 0 with @a filled, or a negative errno
+ * if talking to the kernel failed.
  */
 static int nl_talk(int fd, struct nlmsghdr *nlh, struct answer *a)
 {
@@ -189,11 +197,18 @@ static int nl_talk(int fd, struct nlmsghdr *nlh, struct answer *a)
 				parse_ack_tlvs(m, a);
 				return 0;
 			}
-			if (m->nlmsg_type == NLMSG_DONE)
-				continue;
+			if (m->nlmsg_type == NLMSG_DONE) {
+				/* No ack follows a dump that started. */
+				if (m->nlmsg_len < NLMSG_LENGTH(sizeof(int)))
+					return -EBADMSG;
+				memcpy(&a->err, NLMSG_DATA(m), sizeof(int));
+				a->done = 1;
+				return 0;
+			}
 			if (m->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN))
 				return -EBADMSG;
 			a->nreplies++;
+			a->flags = m->nlmsg_flags;
 			a->cmd = ((struct genlmsghdr *)NLMSG_DATA(m))->cmd;
 			a->version = ((struct genlmsghdr *)NLMSG_DATA(m))->version;
 			a->alen = m->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN);
@@ -237,6 +252,14 @@ static int attr_index(const void *data, int len, const struct nlattr **tb,
 static int attr_len(const struct nlattr *a)
 {
 	return a->nla_len - NLA_HDRLEN;
+}
+
+static __u16 attr_u16(const struct nlattr *a)
+{
+	__u16 v;
+
+	memcpy(&v, (const char *)a + NLA_HDRLEN, sizeof(v));
+	return v;
 }
 
 static __u32 attr_u32(const struct nlattr *a)
@@ -438,6 +461,7 @@ TEST_F(mrc, family)
 	EXPECT_TRUE(fam.op_seen[MRC_CMD_CONFIG_GET]);
 	EXPECT_TRUE(fam.op_seen[MRC_CMD_CONFIG_SET]);
 	EXPECT_TRUE(fam.op_seen[MRC_CMD_STATS_GET]);
+	EXPECT_TRUE(fam.op_seen[MRC_CMD_QP_GET]);
 	EXPECT_FALSE(fam.op_seen[MRC_CMD_MAX + 1]);
 	/* Only SET needs privilege, and in the netns's own user ns. */
 	EXPECT_EQ((__u32)GENL_UNS_ADMIN_PERM,
@@ -447,6 +471,11 @@ TEST_F(mrc, family)
 		  (GENL_ADMIN_PERM | GENL_UNS_ADMIN_PERM));
 	EXPECT_EQ(0U, fam.op_flags[MRC_CMD_STATS_GET] &
 		  (GENL_ADMIN_PERM | GENL_UNS_ADMIN_PERM));
+	EXPECT_EQ(0U, fam.op_flags[MRC_CMD_QP_GET] &
+		  (GENL_ADMIN_PERM | GENL_UNS_ADMIN_PERM));
+	/* QP_GET is a dump, and only a dump. */
+	EXPECT_TRUE(!!(fam.op_flags[MRC_CMD_QP_GET] & GENL_CMD_CAP_DUMP));
+	EXPECT_FALSE(!!(fam.op_flags[MRC_CMD_QP_GET] & GENL_CMD_CAP_DO));
 	EXPECT_TRUE(!!(fam.op_flags[MRC_CMD_CONFIG_SET] & GENL_CMD_CAP_DO));
 	EXPECT_TRUE(!!(fam.op_flags[MRC_CMD_CONFIG_SET] &
 		      GENL_CMD_CAP_HASPOL));
@@ -483,6 +512,7 @@ TEST_F(mrc, config_get_defaults)
 	EXPECT_EQ(4, attr_len(self->tb[MRC_A_ACTIVE_SET]));
 	EXPECT_EQ(72U, attr_u32(self->tb[MRC_A_ACTIVE_SET]));
 	EXPECT_EQ(NULL, self->tb[MRC_A_STATS]);
+	EXPECT_EQ(NULL, self->tb[MRC_A_QP]);
 	EXPECT_EQ(NULL, self->tb[MRC_A_UNSPEC]);
 	for (t = MRC_A_SPRAYING_TYPE; t <= MRC_A_MAX; t++)
 		total += self->counts[t];
@@ -505,14 +535,18 @@ TEST_F(mrc, config_defaults_documented)
 		{ MRC_A_QP_GROUPS, 0 },
 		{ MRC_A_TRIMMING, 1 },
 		{ MRC_A_RTO_US, 4000 },
+		{ MRC_A_MAX_MSG_SIZE, 67108864 },
+		{ MRC_A_RETRY_LIMIT, 7 },
 	};
 	size_t i;
 
 	config_get(_metadata, self);
-	for (i = 0; i < sizeof(doc) / sizeof(doc[0]); i++)
+	/* (Braces: EXPECT_*() with a log block is two statements.) */
+	for (i = 0; i < sizeof(doc) / sizeof(doc[0]); i++) {
 		EXPECT_EQ(doc[i].def, cfg_val(_metadata, self, doc[i].attr)) {
 			TH_LOG("attr %d", doc[i].attr);
 		}
+	}
 }
 
 /* SET is acked with no reply; an empty SET changes nothing. */
@@ -647,6 +681,14 @@ TEST_F(mrc, config_set_read_only)
 	a = req_put(nlh, MRC_A_STATS, NULL, 0);
 	EXPECT_EQ(-EINVAL, mrc_talk(_metadata, self, nlh));
 	EXPECT_STREQ("MRC_A_STATS is read-only", self->a.msg);
+	EXPECT_TRUE(self->a.has_offs);
+	EXPECT_EQ(offset_of(nlh, a), self->a.offs);
+
+	nlh = mrc_req(self, MRC_CMD_CONFIG_SET);
+	req_put_u32(nlh, MRC_A_RETRY_LIMIT, 3);
+	a = req_put(nlh, MRC_A_QP, NULL, 0);
+	EXPECT_EQ(-EINVAL, mrc_talk(_metadata, self, nlh));
+	EXPECT_STREQ("MRC_A_QP is read-only", self->a.msg);
 	EXPECT_TRUE(self->a.has_offs);
 	EXPECT_EQ(offset_of(nlh, a), self->a.offs);
 
@@ -851,7 +893,7 @@ TEST_F(mrc, stats_get)
 	}
 }
 
-/* Commands the family does not have, and dumps of ones it has. */
+/* Commands the family does not have, dumps of doits, doits of dumps. */
 TEST_F(mrc, unknown_command)
 {
 	struct nlmsghdr *nlh;
@@ -863,6 +905,233 @@ TEST_F(mrc, unknown_command)
 	nlh = mrc_req(self, MRC_CMD_CONFIG_GET);
 	nlh->nlmsg_flags |= NLM_F_DUMP;
 	EXPECT_EQ(-EOPNOTSUPP, mrc_talk(_metadata, self, nlh));
+	nlh = mrc_req(self, MRC_CMD_STATS_GET);
+	nlh->nlmsg_flags |= NLM_F_DUMP;
+	EXPECT_EQ(-EOPNOTSUPP, mrc_talk(_metadata, self, nlh));
+	nlh = mrc_req(self, MRC_CMD_QP_GET);
+	EXPECT_EQ(-EOPNOTSUPP, mrc_talk(_metadata, self, nlh));
+	EXPECT_EQ(0, self->a.nreplies);
+}
+
+/* The request of a queue pair dump: any attribute in it is refused. */
+TEST_F(mrc, qp_dump_request_attrs)
+{
+	struct nlmsghdr *nlh;
+
+	nlh = mrc_req(self, MRC_CMD_QP_GET);
+	nlh->nlmsg_flags |= NLM_F_DUMP;
+	req_put_u32(nlh, MRC_A_MSS, 1000);
+	EXPECT_EQ(-EINVAL, mrc_talk(_metadata, self, nlh));
+	EXPECT_FALSE(self->a.done);
+	EXPECT_EQ(0, self->a.nreplies);
+}
+
+/* A new netns has no queue pair: the dump is NLMSG_DONE alone, errno 0. */
+TEST_F(mrc, qp_dump_empty)
+{
+	struct nlmsghdr *nlh;
+
+	nlh = mrc_req(self, MRC_CMD_QP_GET);
+	nlh->nlmsg_flags |= NLM_F_DUMP;
+	EXPECT_EQ(0, mrc_talk(_metadata, self, nlh));
+	EXPECT_TRUE(self->a.done);
+	EXPECT_EQ(0, self->a.nreplies);
+	/* Without NLM_F_ACK too, as iproute2 and mrc(8) ask. */
+	nlh = mrc_req(self, MRC_CMD_QP_GET);
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	EXPECT_EQ(0, mrc_talk(_metadata, self, nlh));
+	EXPECT_TRUE(self->a.done);
+	EXPECT_EQ(0, self->a.nreplies);
+}
+
+static int lo_up(void)
+{
+	struct ifreq ifr;
+	int fd, ret = 0;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	memset(&ifr, 0, sizeof(ifr));
+	strcpy(ifr.ifr_name, "lo");
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0) {
+		ret = -errno;
+	} else {
+		ifr.ifr_flags |= IFF_UP;
+		if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+			ret = -errno;
+	}
+	close(fd);
+	return ret;
+}
+
+/* The length of each attribute of an MRC_A_QP nest; -1: nested. */
+static int qp_attr_len(int type, int family)
+{
+	switch (type) {
+	case MRC_QP_A_FAMILY:
+	case MRC_QP_A_LOCAL_PORT:
+	case MRC_QP_A_REMOTE_PORT:
+	case MRC_QP_A_UDP_SPORT:
+		return 2;
+	case MRC_QP_A_REMOTE_ADDR:
+		return family == AF_INET ? 4 : 16;
+	case MRC_QP_A_STATS:
+		return -1;
+	default:
+		return 4;
+	}
+}
+
+/* An mrc port nothing is bound to in a new netns. */
+#define QP_PEER_PORT	4000
+
+/*
+ * One queue pair, byte by byte: a socket sends a message to a port of
+ * loopback where no socket is bound, so its queue pair opens and stays
+ * open with the message unacknowledged (under a 10 s RTO) while the
+ * dump runs, and is the only one (nothing answers, nothing opens one at
+ * the other end).
+ */
+static void qp_dump_one(struct __test_metadata *_metadata,
+			FIXTURE_DATA(mrc) *self, int family)
+{
+	const struct nlattr *qtb[MRC_QP_A_MAX + 1], *stb[MRC_STAT_MAX + 1];
+	int qcounts[MRC_QP_A_MAX + 1], scounts[MRC_STAT_MAX + 1];
+	struct linger abort_on_close = { .l_onoff = 1, .l_linger = 0 };
+	static const struct in6_addr lo6 = IN6ADDR_LOOPBACK_INIT;
+	struct sockaddr_storage to, me;
+	const struct nlattr *nest;
+	struct nlmsghdr *nlh;
+	char msg[100] = { 0 };
+	socklen_t tolen, melen = sizeof(me);
+	__u16 lport;
+	int sk, t, s;
+
+	ASSERT_EQ(0, lo_up());
+	/* No timeout, no failure while the test looks. */
+	nlh = mrc_req(self, MRC_CMD_CONFIG_SET);
+	req_put_u32(nlh, MRC_A_RTO_US, 10000000);
+	ASSERT_EQ(0, mrc_talk(_metadata, self, nlh));
+
+	memset(&to, 0, sizeof(to));
+	if (family == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&to;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(QP_PEER_PORT);
+		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		tolen = sizeof(*sin);
+	} else {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&to;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(QP_PEER_PORT);
+		sin6->sin6_addr = lo6;
+		tolen = sizeof(*sin6);
+	}
+	sk = socket(family, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_MRC);
+	if (sk < 0 && (errno == EPROTONOSUPPORT || errno == ESOCKTNOSUPPORT))
+		SKIP(return, "no IPPROTO_MRC sockets in this mrc.ko");
+	ASSERT_LE(0, sk) {
+		TH_LOG("socket(IPPROTO_MRC): %s", strerror(errno));
+	}
+	/* Closing drops the unacknowledged message instead of sending on. */
+	ASSERT_EQ(0, setsockopt(sk, SOL_SOCKET, SO_LINGER, &abort_on_close,
+				sizeof(abort_on_close)));
+	ASSERT_EQ((ssize_t)sizeof(msg),
+		  sendto(sk, msg, sizeof(msg), 0, (struct sockaddr *)&to,
+			 tolen)) {
+		TH_LOG("sendto: %s", strerror(errno));
+	}
+	ASSERT_EQ(0, getsockname(sk, (struct sockaddr *)&me, &melen));
+	lport = ntohs(((struct sockaddr_in *)&me)->sin_port);
+
+	nlh = mrc_req(self, MRC_CMD_QP_GET);
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	ASSERT_EQ(0, mrc_talk(_metadata, self, nlh));
+	EXPECT_TRUE(self->a.done);
+	ASSERT_EQ(1, self->a.nreplies);
+	EXPECT_EQ(MRC_CMD_QP_GET, self->a.cmd);
+	EXPECT_EQ(MRC_GENL_VERSION, self->a.version);
+	EXPECT_TRUE(!!(self->a.flags & NLM_F_MULTI));
+
+	/* One MRC_A_QP nest and nothing else. */
+	ASSERT_EQ(0, attr_index(self->a.attrs, self->a.alen, self->tb,
+				self->counts, MRC_A_MAX));
+	for (t = MRC_A_UNSPEC; t <= MRC_A_MAX; t++) {
+		EXPECT_EQ(t == MRC_A_QP, self->counts[t]) {
+			TH_LOG("attribute %d", t);
+		}
+	}
+	nest = self->tb[MRC_A_QP];
+	ASSERT_NE(NULL, nest);
+	EXPECT_TRUE(!!(nest->nla_type & NLA_F_NESTED));
+
+	/* Every MRC_QP_A_* once, at its length, no other type. */
+	ASSERT_EQ(0, attr_index((const char *)nest + NLA_HDRLEN,
+				attr_len(nest), qtb, qcounts, MRC_QP_A_MAX));
+	for (t = MRC_QP_A_PAD + 1; t <= MRC_QP_A_MAX; t++) {
+		ASSERT_NE(NULL, qtb[t]) {
+			TH_LOG("MRC_QP_A_* %d missing", t);
+		}
+		EXPECT_EQ(1, qcounts[t]);
+		if (qp_attr_len(t, family) >= 0) {
+			EXPECT_EQ(qp_attr_len(t, family), attr_len(qtb[t])) {
+				TH_LOG("MRC_QP_A_* %d: length", t);
+			}
+		}
+	}
+	EXPECT_EQ(0, qcounts[MRC_QP_A_UNSPEC]);
+
+	EXPECT_EQ(family, attr_u16(qtb[MRC_QP_A_FAMILY]));
+	EXPECT_EQ(lport, attr_u16(qtb[MRC_QP_A_LOCAL_PORT]));
+	EXPECT_EQ(QP_PEER_PORT, attr_u16(qtb[MRC_QP_A_REMOTE_PORT]));
+	if (family == AF_INET) {
+		EXPECT_EQ(htonl(INADDR_LOOPBACK),
+			  attr_u32(qtb[MRC_QP_A_REMOTE_ADDR]));
+	} else {
+		EXPECT_EQ(0, memcmp(&lo6, (const char *)
+				    qtb[MRC_QP_A_REMOTE_ADDR] + NLA_HDRLEN,
+				    sizeof(lo6)));
+	}
+	/* From the entropy range at the defaults: 256..256 + 2^7 - 1. */
+	EXPECT_LE(256, attr_u16(qtb[MRC_QP_A_UDP_SPORT]));
+	EXPECT_GE(383, attr_u16(qtb[MRC_QP_A_UDP_SPORT]));
+	EXPECT_EQ((__u32)MRC_QP_STATE_OPEN, attr_u32(qtb[MRC_QP_A_STATE]));
+	EXPECT_EQ(1U, attr_u32(qtb[MRC_QP_A_TX_QUEUED]));
+	EXPECT_EQ(0U, attr_u32(qtb[MRC_QP_A_RX_PENDING]));
+
+	/* The counters of this queue pair: every one, a u64 each. */
+	nest = qtb[MRC_QP_A_STATS];
+	EXPECT_TRUE(!!(nest->nla_type & NLA_F_NESTED));
+	ASSERT_EQ(0, attr_index((const char *)nest + NLA_HDRLEN,
+				attr_len(nest), stb, scounts, MRC_STAT_MAX));
+	for (s = MRC_STAT_PAD + 1; s <= MRC_STAT_MAX; s++) {
+		ASSERT_NE(NULL, stb[s]) {
+			TH_LOG("counter %s missing", mrc_stat_names[s]);
+		}
+		EXPECT_EQ(1, scounts[s]);
+		EXPECT_EQ(8, attr_len(stb[s]));
+	}
+	EXPECT_EQ(1ULL, attr_u64(stb[MRC_STAT_QP_OPENED]));
+	EXPECT_EQ(0ULL, attr_u64(stb[MRC_STAT_QP_CLOSED]));
+	EXPECT_EQ(0ULL, attr_u64(stb[MRC_STAT_QP_FAILED]));
+	EXPECT_EQ(0ULL, attr_u64(stb[MRC_STAT_TX_MSGS]));
+	EXPECT_EQ(0ULL, attr_u64(stb[MRC_STAT_RX_MSGS]));
+	EXPECT_EQ(0ULL, attr_u64(stb[MRC_STAT_RX_DATA_PACKETS]));
+
+	close(sk);
+}
+
+TEST_F(mrc, qp_dump_ipv4)
+{
+	qp_dump_one(_metadata, self, AF_INET);
+}
+
+TEST_F(mrc, qp_dump_ipv6)
+{
+	qp_dump_one(_metadata, self, AF_INET6);
 }
 
 static int drop_net_admin(void)
@@ -906,6 +1175,10 @@ TEST_F(mrc, permission)
 		expect_config(_metadata, self, want, "unprivileged SET");
 		EXPECT_EQ(0, mrc_talk(_metadata, self,
 				      mrc_req(self, MRC_CMD_STATS_GET)));
+		nlh = mrc_req(self, MRC_CMD_QP_GET);
+		nlh->nlmsg_flags |= NLM_F_DUMP;
+		EXPECT_EQ(0, mrc_talk(_metadata, self, nlh));
+		EXPECT_TRUE(self->a.done);
 	}
 	close(fds[0]);
 }

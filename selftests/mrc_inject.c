@@ -2,14 +2,25 @@
 /*
  * mrc_inject: send crafted mrc payloads over an ordinary UDP socket.
  *
- *   mrc_inject [-c COUNT] [-p PORT] ADDRESS KIND
+ *   mrc_inject [-c COUNT] [-p PORT] [-q DQPN] [-s SPORT] [-e EPOCH]
+ *              [-n PSN] [-m MSN] ADDRESS KIND [KIND...]
  *   mrc_inject -l
  *
  * ADDRESS is an IPv4 or IPv6 literal (127.0.0.1, ::1); PORT defaults to
  * 4791.  KIND is one of the presets -l lists (with their UDP payload
  * lengths and what mrc should make of them), or raw:LEN:OPCODE[:B1[:B8]]
  * for LEN bytes whose BTH has that opcode, byte 1 and byte 8 (numbers in
- * C syntax; bytes past LEN are not sent).
+ * C syntax; bytes past LEN are not sent).  Several KINDs are sent in
+ * order, COUNT times each, back to back.
+ *
+ * Data packets (opcodes 0xC6..0xCB) are well formed per abi.md unless
+ * their kind says otherwise: METH (request sequence 0, MSN), [TSETH],
+ * RETH (byte offset, the sender's mrc port SPORT, its epoch EPOCH, the
+ * message length), [immediate], then payload bytes 0xa0 + i (i counted
+ * from the start of the UDP payload).  The BTH's destination QP is DQPN
+ * (the receiving socket's mrc port; default 0x11, where nothing is bound),
+ * its PSN the kind's unless -n is given.  -s, -e and -m default to 7000,
+ * 0x1234 and the kind's MSN.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -31,10 +42,22 @@ struct kind {
 	__u8 b1;		/* SE, M, pad count, TVer */
 	__u8 b8;		/* AckReq, Retx, TSETH flags */
 	const char *verdict;	/* what the receiver should count */
+	/* Data packets only; 0 = the well-formed value for a message whose
+	 * payload this packet carries from offset 0 (ONLY: the payload's
+	 * length; FIRST: four times it).
+	 */
+	__u32 psn;
+	__u16 msn;
+	__u64 offset;
+	__u32 msglen;
 };
 
 #define DATA_HDR	(MRC_BTH_LEN + MRC_METH_LEN + MRC_RETH_LEN)
+#define DATA_64		(DATA_HDR + 64)
 
+/* The data fields of struct kind are 0 unless an entry names them. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const struct kind kinds[] = {
 	{ "empty",		0, 0, 0, 0, "short" },
 	{ "short5",		5, MRC_OP_PROBE, 0, 0, "short" },
@@ -83,17 +106,66 @@ static const struct kind kinds[] = {
 				MRC_OP_WRITE_LAST_IMM, 0, MRC_BTH_TSETH, "no_qp" },
 	{ "write-imm-tseth-short", DATA_HDR + MRC_IMM_LEN + MRC_TSETH_LEN - 1,
 				MRC_OP_WRITE_LAST_IMM, 0, MRC_BTH_TSETH, "short" },
+	/*
+	 * For a socket bound at -q, from -s/-e: "data" is a whole 64 B
+	 * message (PSN 0, MSN 0), delivered the first time and a duplicate
+	 * after; the others are dropped, each for its one reason.
+	 */
+	{ "data",		DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ,
+				"accepted (no_qp if -q has no socket)" },
+	/* 64 Ki PSNs ahead: far beyond the 256-PSN window */
+	{ "data-oow",		DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ,
+				"out_of_window", .psn = 0x10000 },
+	/* After "data" (cumulative PSN 0): the last PSN of the 1024-PSN
+	 * window, held out of order; then the first beyond it.
+	 */
+	{ "data-edge",		DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ,
+				"accepted, held", .psn = 256, .msn = 2 },
+	{ "data-beyond",	DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ,
+				"out_of_window", .psn = 257, .msn = 3 },
+	/* 64 payload bytes of a 32-byte message */
+	{ "data-overrun",	DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ,
+				"malformed", .psn = 1, .msn = 1, .msglen = 32 },
+	/* bytes 96..159 of a 128-byte message */
+	{ "data-offset-overrun", DATA_64, MRC_OP_WRITE_LAST, 0, MRC_BTH_ACKREQ,
+				"malformed", .psn = 1, .msn = 1, .offset = 96,
+				.msglen = 128 },
+	/* the first 64 bytes of a message of 64 MiB + 1 (the default
+	 * max-msg-size + 1)
+	 */
+	{ "data-too-big",	DATA_64, MRC_OP_WRITE_FIRST, 0, MRC_BTH_ACKREQ,
+				"malformed", .psn = 1, .msn = 1,
+				.msglen = (64u << 20) + 1 },
 };
+#pragma GCC diagnostic pop
 
 #define NKINDS	(sizeof(kinds) / sizeof(kinds[0]))
 
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: mrc_inject [-c COUNT] [-p PORT] ADDRESS KIND\n"
+		"usage: mrc_inject [-c COUNT] [-p PORT] [-q DQPN] [-s SPORT] [-e EPOCH]\n"
+		"                  [-n PSN] [-m MSN] ADDRESS KIND [KIND...]\n"
 		"       mrc_inject -l\n"
 		"KIND: a preset of -l, or raw:LEN:OPCODE[:B1[:B8]]\n");
 	exit(1);
+}
+
+/* The fields of data packets and the BTH that the options set. */
+struct fields {
+	__u32 dqpn;
+	__u16 sport;
+	__u16 epoch;
+	long psn;		/* -1: the kind's */
+	long msn;		/* -1: the kind's */
+};
+
+static void put_be(__u8 *p, __u64 v, int n)
+{
+	while (n--) {
+		p[n] = (__u8)v;
+		v >>= 8;
+	}
 }
 
 static unsigned long num(const char *s, unsigned long max, const char *what)
@@ -129,29 +201,57 @@ static void parse_raw(const char *spec, struct kind *k)
 	k->verdict = "?";
 }
 
-/* The payload: a BTH (P_Key 0xffff, DQPN 0x000011, PSN 0x000001), then
- * a byte pattern.
+/*
+ * The payload: a BTH (P_Key 0xffff, DQPN, PSN 0x000001 or a data kind's),
+ * then a byte pattern; for data opcodes, METH, [TSETH], RETH, [immediate]
+ * filled in as far as the length reaches.
  */
-static void build(const struct kind *k, __u8 *p)
+static void build(const struct kind *k, const struct fields *f, __u8 *p)
 {
-	unsigned int i;
+	__u8 hdr[MRC_BTH_LEN + MRC_METH_LEN + MRC_TSETH_LEN + MRC_RETH_LEN +
+		 MRC_IMM_LEN];
+	unsigned int i, hlen = MRC_BTH_LEN, payload;
+	int data = mrc_is_data_opcode(k->opcode) && k->verdict[0] != '?';
+	__u32 psn = 1, msglen;
 
 	for (i = 0; i < k->len; i++)
 		p[i] = (__u8)(0xa0 + i);
 	if (k->len < 1)
 		return;
-	memset(p, 0, k->len < MRC_BTH_LEN ? k->len : MRC_BTH_LEN);
-	p[0] = k->opcode;
-	if (k->len > 1)
-		p[1] = k->b1;
-	if (k->len > 3)
-		p[2] = p[3] = 0xff;
-	if (k->len > 7)
-		p[7] = 0x11;
-	if (k->len > 8)
-		p[8] = k->b8;
-	if (k->len > 11)
-		p[11] = 0x01;
+	memset(hdr, 0, sizeof(hdr));
+	hdr[0] = k->opcode;
+	hdr[1] = k->b1;
+	hdr[2] = hdr[3] = 0xff;
+	put_be(hdr + 5, f->dqpn, 3);
+	hdr[8] = k->b8;
+	if (data) {
+		__u8 *reth;
+		int imm = k->opcode == MRC_OP_WRITE_LAST_IMM ||
+			  k->opcode == MRC_OP_WRITE_ONLY_IMM;
+
+		psn = f->psn >= 0 ? (__u32)f->psn : k->psn;
+		put_be(hdr + 14, f->msn >= 0 ? (__u16)f->msn : k->msn, 2);
+		hlen += MRC_METH_LEN;
+		if (k->b8 & MRC_BTH_TSETH) {
+			put_be(hdr + hlen, 0x4791, 2);	/* timestamp */
+			hlen += MRC_TSETH_LEN;
+		}
+		reth = hdr + hlen;
+		hlen += MRC_RETH_LEN + (imm ? MRC_IMM_LEN : 0);
+		payload = k->len > hlen ? k->len - hlen : 0;
+		msglen = k->msglen;
+		if (!msglen)
+			msglen = k->opcode == MRC_OP_WRITE_FIRST ? 4 * payload :
+								   payload;
+		put_be(reth, k->offset, 8);
+		put_be(reth + 8, f->sport, 2);
+		put_be(reth + 10, f->epoch, 2);
+		put_be(reth + 12, msglen, 4);
+		if (imm)
+			put_be(reth + MRC_RETH_LEN, 0xfeedf00d, 4);
+	}
+	put_be(hdr + 9, psn & MRC_PSN_MASK, 3);
+	memcpy(p, hdr, k->len < hlen ? k->len : hlen);
 }
 
 int main(int argc, char **argv)
@@ -159,18 +259,34 @@ int main(int argc, char **argv)
 	static __u8 buf[65536];
 	struct sockaddr_storage ss = { 0 };
 	unsigned long count = 1, port = MRC_UDP_PORT, i;
-	struct kind raw, *k = NULL;
+	struct fields f = { 0x11, 7000, 0x1234, -1, -1 };
+	struct kind raw, *k;
 	socklen_t sslen;
 	const char *addr;
-	int opt, fd;
+	int opt, fd, a;
 
-	while ((opt = getopt(argc, argv, "c:p:l")) != -1) {
+	while ((opt = getopt(argc, argv, "c:p:q:s:e:n:m:l")) != -1) {
 		switch (opt) {
 		case 'c':
 			count = num(optarg, 1000000, "count");
 			break;
 		case 'p':
 			port = num(optarg, 65535, "port");
+			break;
+		case 'q':
+			f.dqpn = num(optarg, MRC_QPN_MASK, "destination QP");
+			break;
+		case 's':
+			f.sport = num(optarg, 65535, "sender port");
+			break;
+		case 'e':
+			f.epoch = num(optarg, 65535, "epoch");
+			break;
+		case 'n':
+			f.psn = num(optarg, MRC_PSN_MASK, "PSN");
+			break;
+		case 'm':
+			f.msn = num(optarg, 65535, "MSN");
 			break;
 		case 'l':
 			for (i = 0; i < NKINDS; i++)
@@ -181,20 +297,19 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (argc - optind != 2)
+	if (argc - optind < 2)
 		usage();
 	addr = argv[optind];
-
-	if (!strncmp(argv[optind + 1], "raw:", 4)) {
-		parse_raw(argv[optind + 1], &raw);
-		k = &raw;
-	} else {
+	/* Every kind checked before anything is sent. */
+	for (a = optind + 1; a < argc; a++) {
+		if (!strncmp(argv[a], "raw:", 4))
+			continue;
 		for (i = 0; i < NKINDS; i++)
-			if (!strcmp(kinds[i].name, argv[optind + 1]))
-				k = (struct kind *)&kinds[i];
-		if (!k) {
+			if (!strcmp(kinds[i].name, argv[a]))
+				break;
+		if (i == NKINDS) {
 			fprintf(stderr, "mrc_inject: unknown kind \"%s\"\n",
-				argv[optind + 1]);
+				argv[a]);
 			return 1;
 		}
 	}
@@ -222,18 +337,29 @@ int main(int argc, char **argv)
 		perror("mrc_inject: socket");
 		return 1;
 	}
-	build(k, buf);
-	for (i = 0; i < count; i++) {
-		if (sendto(fd, buf, k->len, 0, (struct sockaddr *)&ss,
-			   sslen) != (ssize_t)k->len) {
-			fprintf(stderr, "mrc_inject: sendto %s port %lu: %s\n",
-				addr, port, strerror(errno));
-			return 1;
+	for (a = optind + 1; a < argc; a++) {
+		k = NULL;
+		if (!strncmp(argv[a], "raw:", 4)) {
+			parse_raw(argv[a], &raw);
+			k = &raw;
+		} else {
+			for (i = 0; i < NKINDS; i++)
+				if (!strcmp(kinds[i].name, argv[a]))
+					k = (struct kind *)&kinds[i];
 		}
+		build(k, &f, buf);
+		for (i = 0; i < count; i++) {
+			if (sendto(fd, buf, k->len, 0, (struct sockaddr *)&ss,
+				   sslen) != (ssize_t)k->len) {
+				fprintf(stderr, "mrc_inject: sendto %s port %lu: %s\n",
+					addr, port, strerror(errno));
+				return 1;
+			}
+		}
+		printf("sent %lu x %s (%u bytes) to %s port %lu\n", count,
+		       k->name, k->len, addr, port);
 	}
 	close(fd);
-	printf("sent %lu x %s (%u bytes) to %s port %lu\n", count, k->name,
-	       k->len, addr, port);
 	return 0;
 
 bad_addr:

@@ -6,7 +6,18 @@
 # [::1]:4791, and after each one the exact change of every counter of
 # mrc stats: rx_packets +1, rx_bytes + the payload length, and exactly
 # one of rx_drop_short / rx_drop_bad_version / rx_drop_bad_opcode /
-# rx_drop_no_qp (every well-formed packet, as no queue pair exists yet).
+# rx_drop_malformed (immediate data) / rx_drop_no_qp (every well-formed
+# packet, as no socket is bound to the destination QP, port 0x11).
+#
+# Then, from a peer netns over veth (so that what mrc answers lands in
+# the peer, not here), data packets built per abi.md to a socket bound
+# here (mrc_sockapi --hold): a whole message accepted (rx_data_packets,
+# rx_msgs) and its duplicate (rx_dup_packets); the same to a port nobody
+# bound (rx_drop_no_qp); payload past the message length, an offset past
+# it, a length over max-msg-size (rx_drop_malformed); a PSN far beyond
+# the window (rx_drop_out_of_window); the last PSN of the 256-PSN window
+# (held) and the first beyond it (rx_drop_out_of_window).  Each moves its
+# counter by exactly the number sent and no other.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -14,15 +25,22 @@ mrc_require_root
 mrc_require_cmd ip
 mrc_require_cli
 mrc_require_inject
+mrc_require_sockapi
 mrc_load
-mrc_run_in_netns
+mrc_run_in_netns "$@"
 mrc_log "# in netns $MRC_NS"
 mrc_dmesg_mark
 
 ip link set lo up || mrc_die "cannot bring lo up"
 
 COUNTERS=(rx_packets rx_bytes rx_drop_short rx_drop_bad_version
-	rx_drop_bad_opcode rx_drop_no_qp)
+	rx_drop_bad_opcode rx_drop_no_qp rx_drop_malformed
+	rx_drop_out_of_window rx_drop_no_mem rx_dup_packets rx_data_packets
+	rx_msgs)
+# Where every received packet ends up, exactly one of these.
+FATES=(rx_drop_short rx_drop_bad_version rx_drop_bad_opcode rx_drop_no_qp
+	rx_drop_malformed rx_drop_out_of_window rx_drop_no_mem rx_dup_packets
+	rx_data_packets)
 
 # kind, UDP payload bytes, the drop counter it must land in.  Expected
 # values written out here, not taken from mrc_inject -l.
@@ -50,9 +68,11 @@ CASES=(
 	"write-first 132 rx_drop_no_qp"
 	"write-tseth 36 rx_drop_no_qp"
 	"write-tseth-short 32 rx_drop_short"
-	"write-imm 36 rx_drop_no_qp"
+	# mrc sends no immediate data: abi.md's data opcodes are 0xC6,
+	# 0xC7, 0xC8 and 0xCA, so the _IMM ones, whole, are malformed.
+	"write-imm 36 rx_drop_malformed"
 	"write-imm-short 35 rx_drop_short"
-	"write-imm-tseth 40 rx_drop_no_qp"
+	"write-imm-tseth 40 rx_drop_malformed"
 	"write-imm-tseth-short 39 rx_drop_short"
 	# TVer is checked before the opcode.
 	"raw:12:0x00:0x01 12 rx_drop_bad_version"
@@ -68,31 +88,55 @@ for c in "${COUNTERS[@]}"; do
 	chk_eq "new netns: $c" "${before[$c]:-<absent>}" 0
 done
 
-# expect DESC COUNT BYTES DROP_COUNTER: the deltas since $before, which
-# then becomes the current snapshot.
-expect() {
-	local desc=$1 n=$2 bytes=$3 drop=$4 c want got bad=()
+# expect_deltas DESC COUNTER=DELTA...: the deltas since $before (every
+# counter of COUNTERS not named: 0), which then becomes the current
+# snapshot.
+expect_deltas() {
+	local desc=$1 c want got kv bad=() summary=()
+	local -A wants=()
 
+	shift
+	for kv in "$@"; do
+		wants[${kv%%=*}]=${kv#*=}
+		summary+=("${kv%%=*} +${kv#*=}")
+	done
 	mrc_stats_snapshot after || mrc_die "mrc stats: ${after[error]}"
 	for c in "${COUNTERS[@]}"; do
-		case $c in
-		rx_packets) want=$n ;;
-		rx_bytes) want=$((n * bytes)) ;;
-		"$drop") want=$n ;;
-		*) want=0 ;;
-		esac
-		got=$((${after[$c]:-0} - ${before[$c]:-0}))
+		want=${wants[$c]:-0}
+		if [ -z "${after[$c]:-}" ]; then
+			bad+=("$c: absent from mrc stats")
+			continue
+		fi
+		got=$((${after[$c]} - ${before[$c]:-0}))
 		[ "$got" = "$want" ] || bad+=("$c: +$got, want +$want")
 		total[$c]=$((total[$c] + want))
 	done
 	if [ ${#bad[@]} -eq 0 ]; then
-		mrc_pass "$desc: rx_packets +$n, rx_bytes +$((n * bytes)), $drop +$n"
+		local line=
+
+		for kv in "${summary[@]}"; do
+			line+="${line:+, }$kv"
+		done
+		mrc_pass "$desc: $line"
 	else
 		mrc_fail "$desc" "${bad[@]}"
 	fi
 	for c in "${COUNTERS[@]}"; do
 		before[$c]=${after[$c]}
 	done
+}
+
+# expect DESC COUNT BYTES DROP_COUNTER: COUNT packets of BYTES each, all
+# counted in DROP_COUNTER ("none": nothing counted at all).
+expect() {
+	local n=$2 bytes=$3 drop=$4
+
+	if [ "$drop" = none ]; then
+		expect_deltas "$1"
+	else
+		expect_deltas "$1" "rx_packets=$n" "rx_bytes=$((n * bytes))" \
+			"$drop=$n"
+	fi
 }
 
 for addr in 127.0.0.1 ::1; do
@@ -158,14 +202,90 @@ else
 fi
 mrc_netns_del "$peer"
 
+# --- data packets to a bound socket ---------------------------------------
+
+mrc_log "# data packets to a socket bound here, from a peer netns over veth"
+mrc_netns_add
+peer=$MRC_NS
+PORT=5000		# the socket mrc_sockapi --hold binds (both families)
+NOBODY=4000		# a port nobody binds
+hold_out=$mrc_tmpdir/hold.out
+if mrc_veth_pair "$MRC_IN_NETNS" "$peer"; then
+	"$MRC_SOCKAPI" --hold "$PORT" 300 >"$hold_out" 2>&1 &
+	hold_pid=$!
+	mrc_at_exit "kill $hold_pid"
+	mrc_wait_bound "$hold_pid" "$PORT" 20 ||
+		mrc_die "mrc_sockapi --hold $PORT: $(cat "$hold_out")"
+	# inj ADDR OPTION... KIND...: mrc_inject from the peer to ADDR
+	# (getopt takes the options after ADDR too).
+	inj() {
+		local addr=$1 out
+
+		shift
+		out=$(ip netns exec "$peer" "$MRC_INJECT" "$addr" "$@" 2>&1) ||
+			mrc_die "mrc_inject $addr $* from $peer: $out"
+	}
+	n=0
+	for addr in "$MRC_IP4_A" "$MRC_IP6_A"; do
+		n=$((n + 1))
+		# One sender (port 7000 + n, epoch 0x1234) per family.
+		sp=$((7000 + n))
+		inj "$addr" -q "$NOBODY" -s "$sp" data
+		expect_deltas "$addr: data to port $NOBODY, nobody bound" \
+			rx_packets=1 rx_bytes=96 rx_drop_no_qp=1
+		# Back to back, so the queue pair cannot close in between.
+		inj "$addr" -q "$PORT" -s "$sp" data data
+		expect_deltas "$addr: a 64 B message, then its duplicate" \
+			rx_packets=2 rx_bytes=192 rx_data_packets=1 rx_msgs=1 \
+			rx_dup_packets=1
+		inj "$addr" -q "$PORT" -s "$sp" -c 3 data-overrun
+		expect_deltas "$addr: 3 x payload past the message length" \
+			rx_packets=3 rx_bytes=288 rx_drop_malformed=3
+		inj "$addr" -q "$PORT" -s "$sp" -c 2 data-offset-overrun
+		expect_deltas "$addr: 2 x offset + length past the message length" \
+			rx_packets=2 rx_bytes=192 rx_drop_malformed=2
+		inj "$addr" -q "$PORT" -s "$sp" -c 2 data-too-big
+		expect_deltas "$addr: 2 x message length max-msg-size + 1" \
+			rx_packets=2 rx_bytes=192 rx_drop_malformed=2
+		inj "$addr" -q "$PORT" -s "$sp" -c 5 data-oow
+		expect_deltas "$addr: 5 x PSN 65536, beyond the window" \
+			rx_packets=5 rx_bytes=480 rx_drop_out_of_window=5
+		# The window's edge (abi.md: PSN >= cumulative + 1 + 256 is
+		# out), from a new sender, back to back: a message (PSN 0),
+		# so cumulative PSN 0; PSN 256, the window's last (held out
+		# of order, MSN 2 after a missing MSN 1: no message completes); PSN 257, the first
+		# beyond it.
+		inj "$addr" -q "$PORT" -s $((sp + 100)) data data-edge data-beyond
+		expect_deltas "$addr: PSN 0, PSN 256 held, PSN 257 beyond the window" \
+			rx_packets=3 rx_bytes=288 rx_data_packets=2 rx_msgs=1 \
+			rx_drop_out_of_window=1
+	done
+	# What the socket got: the messages of PSN 0, nothing else.
+	mrc_kill_pid "$hold_pid"
+	want="bound $PORT
+msg inet 64 $MRC_IP4_B 7001 c0c1c2c3c4c5c6c7
+msg inet 64 $MRC_IP4_B 7101 c0c1c2c3c4c5c6c7
+msg inet6 64 $MRC_IP6_B 7002 c0c1c2c3c4c5c6c7
+msg inet6 64 $MRC_IP6_B 7102 c0c1c2c3c4c5c6c7"
+	chk_same "the bound socket received exactly the four whole messages" \
+		"$(cat "$hold_out")" "$want"
+	ip -n "$peer" link del "$MRC_VETH_B"
+else
+	mrc_fail "data packets to a bound socket: cannot create a veth pair"
+fi
+mrc_netns_del "$peer"
+
 mrc_log "# totals since the netns was made"
 mrc_stats_snapshot after
 for c in "${COUNTERS[@]}"; do
 	chk_eq "total $c" "${after[$c]}" "${total[$c]}"
 done
-chk_eq "drops add up to rx_packets" \
-	"$((after[rx_drop_short] + after[rx_drop_bad_version] + after[rx_drop_bad_opcode] + after[rx_drop_no_qp]))" \
-	"${after[rx_packets]}"
+sum=0
+for c in "${FATES[@]}"; do
+	sum=$((sum + ${after[$c]:-0}))
+done
+chk_eq "drops, duplicates and accepted data add up to rx_packets" \
+	"$sum" "${after[rx_packets]}"
 
 
 mrc_dmesg_check "kernel log of the rx test"

@@ -72,6 +72,16 @@ else
 	result fail "unit: mrc CLI against a stand-in kernel"
 fi
 
+make -s -C tools/mrcperf check >"$out/mrcperf.log" 2>&1
+rc=$?
+tail -n 3 "$out/mrcperf.log"
+if [ $rc -eq 0 ]; then
+	result ok "unit: mrcperf over TCP and UDP, verification and errors"
+else
+	cat "$out/mrcperf.log"
+	result fail "unit: mrcperf over TCP and UDP, verification and errors"
+fi
+
 stage "selftests in a VM (kernel $kver)"
 tools/vm/run-vm --console-log "$out/console.log" --timeout 1500 -- \
 	make -s -C selftests run_tests 2>&1 | tee "$out/selftests.log"

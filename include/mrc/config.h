@@ -45,6 +45,8 @@ struct mrc_config {
 	__u32 qp_groups;
 	__u32 trimming;
 	__u32 rto_us;
+	__u32 max_msg_size;
+	__u32 retry_limit;
 };
 
 /**
@@ -203,6 +205,28 @@ static const struct mrc_config_param mrc_config_params[] = {
 		.def = 4000,
 		.offset = offsetof(struct mrc_config, rto_us),
 		.range_msg = "RetransmissionTimeout (rto) must be in 100..10000000",
+	},
+	{
+		.attr = MRC_A_MAX_MSG_SIZE,
+		.spec = "MaxMessageSize",
+		.key = "max-msg-size",
+		.json = "max_msg_size",
+		.min = 1,
+		.max = 1073741824,
+		.def = 67108864,
+		.offset = offsetof(struct mrc_config, max_msg_size),
+		.range_msg = "MaxMessageSize (max-msg-size) must be in 1..1073741824",
+	},
+	{
+		.attr = MRC_A_RETRY_LIMIT,
+		.spec = "RetryLimit",
+		.key = "retry-limit",
+		.json = "retry_limit",
+		.min = 1,
+		.max = 255,
+		.def = 7,
+		.offset = offsetof(struct mrc_config, retry_limit),
+		.range_msg = "RetryLimit (retry-limit) must be in 1..255",
 	},
 };
 

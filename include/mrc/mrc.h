@@ -5,14 +5,23 @@
 #ifndef _MRC_MRC_H
 #define _MRC_MRC_H
 
+#include <linux/hashtable.h>
+#include <linux/hrtimer.h>
+#include <linux/in6.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/refcount.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+#include <net/inet_sock.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
 #include <linux/mrc.h>
 #include <mrc/config.h>
+#include <mrc/wire.h>
 
 /* A configuration is replaced whole and freed after readers are done. */
 struct mrc_net_config {
@@ -25,6 +34,8 @@ struct mrc_stats {
 	u64 c[__MRC_STAT_MAX];
 };
 
+#define MRC_PORT_HASH_BITS	6
+
 /**
  * struct mrc_net - mrc's state in one network namespace
  * @cfg: configuration, read under RCU, replaced under @cfg_lock
@@ -32,6 +43,15 @@ struct mrc_stats {
  * @sock4: the UDP/4791 socket for IPv4
  * @sock6: the UDP/4791 socket for IPv6, NULL where IPv6 is disabled
  * @stats: per-cpu counters, indexed by enum mrc_stat
+ * @max_reorder: calc_max_reorder_depth of the namespace
+ * @port_lock: guards @ports and @next_port
+ * @ports: bound message sockets by port, read under RCU
+ * @next_port: where the search for an ephemeral port starts
+ * @qp_lock: guards @qps and @next_qpn
+ * @qps: every queue pair of the namespace, for dumps and the reaper
+ * @next_qpn: the last QP number handed out
+ * @nr_qps: how many queue pairs exist
+ * @reaper: closes idle queue pairs, in process context
  */
 struct mrc_net {
 	struct mrc_net_config __rcu *cfg;
@@ -39,7 +59,210 @@ struct mrc_net {
 	struct socket *sock4;
 	struct socket *sock6;
 	struct mrc_stats __percpu *stats;
+	atomic64_t max_reorder;
+	spinlock_t port_lock;	/* guards ports, next_port */
+	DECLARE_HASHTABLE(ports, MRC_PORT_HASH_BITS);
+	u16 next_port;
+	spinlock_t qp_lock;	/* guards qps, next_qpn */
+	struct list_head qps;
+	u32 next_qpn;
+	atomic_t nr_qps;
+	struct delayed_work reaper;
 };
+
+/*
+ * Locking.  Lookups from the receive path run under RCU alone: the port
+ * table (sockets, SOCK_RCU_FREE) and each socket's QP table (QPs freed by
+ * call_rcu).  Locks nest in this order, all taken with BHs off:
+ *
+ *	mrc_sock.lock > mrc_net.qp_lock > mrc_qp.lock > mrc_sock.rxq_lock
+ *
+ * mrc_net.port_lock and mrc_net.cfg_lock nest with nothing.  A QP's
+ * timer runs in softirq context (HRTIMER_MODE_REL_SOFT) and takes only
+ * the QP's lock; mrc_qp_kill() marks the QP dead under that lock first,
+ * so nothing re-arms the timer it then cancels.
+ */
+
+/* PSNs a sender may have in flight, and the receiver's window. */
+#define MRC_WINDOW		256
+/* Queue pairs one socket, and one namespace, may have: a flood of
+ * forged sources cannot allocate without end.
+ */
+#define MRC_MAX_QPS_PER_SOCK	1024
+#define MRC_MAX_QPS_PER_NET	16384
+/* Backoff stops doubling the retransmission timeout here. */
+#define MRC_RTO_MAX_US		1000000
+/* A direction idle this long starts a new epoch at its next message. */
+#define MRC_EPOCH_IDLE_MS	1000
+/* A queue pair idle both ways this long is closed. */
+#define MRC_QP_IDLE_MS		3000
+
+/* A message being sent: the sender's copy, freed once all acknowledged. */
+struct mrc_tx_msg {
+	struct list_head list;
+	void *buf;
+	u32 len;
+	u32 sent;		/* bytes segmented at least once */
+	u32 last_psn;		/* valid once sent == len */
+	u32 charge;		/* bytes charged to the socket */
+	u16 msn;
+	bool segmented;
+};
+
+/* Sender state of one PSN in flight; indexed by PSN % MRC_WINDOW. */
+struct mrc_tx_pkt {
+	struct mrc_tx_msg *msg;
+	u64 tx_ns;
+	u32 off;
+	u16 len;
+	u8 flags;
+	u8 nrtx;
+};
+
+#define MRC_TXP_SACKED		0x01	/* the receiver has it */
+#define MRC_TXP_LOST		0x02	/* to be retransmitted */
+#define MRC_TXP_LOST_RTO	0x04	/* ... because of a timeout */
+#define MRC_TXP_RETX		0x08	/* retransmitted at least once */
+
+/* A message being received, placed page by page as packets arrive. */
+struct mrc_rx_msg {
+	struct list_head list;	/* on the socket's queue once complete */
+	struct xarray pages;
+	u32 len;
+	u32 rcvd;
+	u32 charge;		/* bytes charged to the socket */
+	bool over;		/* the socket's one message beyond SO_RCVBUF */
+	struct in6_addr saddr;	/* IPv4 as v4-mapped */
+	u16 sport;
+};
+
+struct mrc_sock;
+
+/**
+ * struct mrc_qp - a queue pair: one socket's traffic with one remote socket
+ * @node: in the socket's QP table, read under RCU
+ * @list: in the namespace's QP list
+ * @rcu: frees the QP after lookups under RCU are done
+ * @ref: held by the tables and by whoever uses the QP outside RCU
+ * @lock: guards everything below; taken with BHs off
+ * @ms: the socket; the QP holds a reference on it
+ * @mn: the socket's namespace
+ */
+struct mrc_qp {
+	struct hlist_node node;
+	struct list_head list;
+	struct rcu_head rcu;
+	refcount_t ref;
+	spinlock_t lock;	/* guards the QP's state */
+	struct mrc_sock *ms;
+	struct mrc_net *mn;
+
+	u32 qpn;
+	u16 family;
+	u16 lport;
+	u16 rport;
+	u16 udp_sport;
+	struct in6_addr raddr;	/* IPv4 as v4-mapped */
+	u8 state;		/* enum mrc_qp_state */
+	bool dead;		/* unlinked: take no new work */
+	bool xmitting;		/* some context is sending xq */
+	struct sk_buff_head xq;	/* built, to be sent in order */
+	unsigned long last_tx;	/* jiffies */
+	unsigned long last_rx;
+
+	/* sender */
+	u16 tx_epoch;
+	u16 tx_prev_epoch;
+	u16 next_msn;
+	struct list_head tx_queue;
+	struct mrc_tx_msg *tx_cur;
+	u32 tx_queued;		/* messages on tx_queue */
+	u32 snd_una;
+	u32 snd_nxt;
+	u32 inflight;
+	u32 nr_lost;
+	u32 high_sacked;	/* one past the highest PSN known received */
+	struct mrc_tx_pkt *ring;
+	u32 cwnd;
+	u32 srtt_us;
+	u32 rttvar_us;
+	u32 base_rtt_us;
+	u32 avg_delay_us;
+	u64 last_md_ns;
+	u32 fi_acc;
+	u8 backoff;
+	u8 retries;
+	bool feedback;		/* heard from the peer since the last timeout */
+	struct hrtimer rto_timer;
+
+	/* receiver */
+	bool rx_open;
+	u16 rx_epoch;
+	u16 rx_prev_epoch;
+	u16 rcv_msn;
+	u32 rcv_nxt;
+	u32 rx_held;		/* PSNs received ahead of rcv_nxt */
+	u32 rx_unacked;
+	u32 rx_bytes;
+	u32 rx_partial;		/* messages with a buffer, not complete */
+	unsigned long *rx_bitmap;
+	struct mrc_rx_msg **rx_slots;
+
+	u64 stats[__MRC_STAT_MAX];
+};
+
+/**
+ * struct mrc_sock - a message socket, socket(AF_INET*, SOCK_DGRAM, IPPROTO_MRC)
+ * @inet: the inet socket; must be first
+ * @port_node: in the namespace's port table
+ * @mn: the namespace's mrc state
+ * @lock: guards @qps, @nr_qps and @closing
+ * @qps: the socket's queue pairs by remote address and port
+ * @rxq_lock: guards @rxq
+ * @rxq: complete messages waiting for recvmsg()
+ * @tx_mem: bytes charged for messages queued, not yet acknowledged
+ * @rx_mem: bytes charged for messages being received or waiting
+ * @rx_over: a message is admitted beyond SO_RCVBUF (at most one)
+ * @port: the bound mrc port, 0 while unbound
+ * @udp_sport: MRC_SO_UDP_SPORT
+ * @closing: close() was called; the socket delivers what it has queued
+ * @peer: connect()ed default destination, valid if @peer_port
+ * @peer_port: 0 when not connected
+ */
+struct mrc_sock {
+	struct inet_sock inet;
+	struct hlist_node port_node;
+	struct mrc_net *mn;
+	spinlock_t lock;	/* guards qps, nr_qps, closing */
+	DECLARE_HASHTABLE(qps, 6);
+	u32 nr_qps;
+	spinlock_t rxq_lock;	/* guards rxq */
+	struct list_head rxq;
+	atomic64_t tx_mem;
+	atomic64_t rx_mem;
+	atomic_t rx_over;
+	u16 port;
+	u16 udp_sport;
+	bool closing;
+	struct in6_addr peer;
+	u16 peer_port;
+	void (*orig_destruct)(struct sock *sk);
+};
+
+struct mrc6_sock {
+	struct mrc_sock ms;
+	struct ipv6_pinfo inet6;	/* must be last */
+};
+
+static inline struct mrc_sock *mrc_sk(const struct sock *sk)
+{
+	return (struct mrc_sock *)sk;
+}
+
+static inline struct sock *mrc_to_sk(struct mrc_sock *ms)
+{
+	return &ms->inet.sk;
+}
 
 extern unsigned int mrc_net_id;
 
@@ -58,6 +281,23 @@ static inline void mrc_stat_inc(struct mrc_net *mn, enum mrc_stat s)
 	mrc_stat_add(mn, s, 1);
 }
 
+/* Count for the QP and its namespace; the QP's lock is held. */
+static inline void mrc_qp_stat_add(struct mrc_qp *qp, enum mrc_stat s, u64 v)
+{
+	qp->stats[s] += v;
+	mrc_stat_add(qp->mn, s, v);
+}
+
+static inline void mrc_qp_stat_inc(struct mrc_qp *qp, enum mrc_stat s)
+{
+	mrc_qp_stat_add(qp, s, 1);
+}
+
+static inline const struct mrc_config *mrc_cfg(struct mrc_net *mn)
+{
+	return &rcu_dereference(mn->cfg)->c;
+}
+
 u64 mrc_stat_read(struct mrc_net *mn, enum mrc_stat s);
 
 int mrc_netns_init(void);
@@ -67,6 +307,49 @@ int mrc_socket_init(struct net *net, struct mrc_net *mn);
 void mrc_socket_release(struct mrc_net *mn);
 
 int mrc_udp_encap_recv(struct sock *sk, struct sk_buff *skb);
+
+/* sock.c */
+int mrc_sock_init(void);
+void mrc_sock_exit(void);
+struct mrc_sock *mrc_sock_lookup(struct mrc_net *mn, int family, u16 port);
+void mrc_sock_deliver(struct mrc_sock *ms, struct mrc_rx_msg *m);
+void mrc_sock_qp_failed(struct mrc_sock *ms, int err);
+void mrc_sock_last_qp_closed(struct mrc_sock *ms);
+
+/* qp.c */
+struct mrc_qp *mrc_qp_lookup(struct mrc_sock *ms, const struct in6_addr *addr,
+			     u16 port);
+struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
+				    const struct in6_addr *addr, u16 port,
+				    gfp_t gfp);
+void mrc_qp_put(struct mrc_qp *qp);
+bool mrc_qp_kill(struct mrc_qp *qp, bool if_idle);
+void mrc_qp_close_all(struct mrc_sock *ms);
+void mrc_reaper_work(struct work_struct *work);
+void mrc_qp_free_rx_msg(struct mrc_qp *qp, struct mrc_rx_msg *m);
+void mrc_rx_msg_free(struct mrc_sock *ms, struct mrc_rx_msg *m);
+
+/* tx.c */
+int mrc_qp_send(struct mrc_qp *qp, struct mrc_tx_msg *m);
+void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out);
+void mrc_qp_flush(struct mrc_qp *qp);
+struct sk_buff *mrc_alloc_skb(unsigned int len);
+void mrc_skb_set_sport(struct sk_buff *skb, u16 sport, u8 tos);
+int mrc_xmit(struct mrc_net *mn, int family, const struct in6_addr *daddr,
+	     struct sk_buff *skb);
+void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
+		   struct sk_buff_head *out);
+enum hrtimer_restart mrc_rto_fire(struct hrtimer *t);
+void mrc_qp_tx_reset(struct mrc_qp *qp);
+void mrc_qp_tx_purge(struct mrc_qp *qp);
+void mrc_qp_fail(struct mrc_qp *qp, int err);
+
+/* cc.c */
+void mrc_cc_init(struct mrc_qp *qp, const struct mrc_config *c);
+void mrc_cc_on_ack(struct mrc_qp *qp, const struct mrc_config *c, u32 acked,
+		   u32 rtt_us, bool ecn);
+void mrc_cc_on_nack(struct mrc_qp *qp, const struct mrc_config *c, u8 reason);
+void mrc_cc_on_timeout(struct mrc_qp *qp, const struct mrc_config *c);
 
 int mrc_genl_init(void);
 void mrc_genl_exit(void);

@@ -156,4 +156,268 @@ static inline int mrc_hdr_check(const __u8 *p, size_t len)
 	return hlen;
 }
 
+/*
+ * Queue pairs on the wire (Documentation/wire-format.rst): the BTH's
+ * destination QP holds the destination socket's mrc port; the source mrc
+ * port and the epoch of the sending direction travel in the RETH key
+ * (data), the AETH (ACK), and the connection ids of the SETH and NETH.
+ */
+#define MRC_PKEY_DEFAULT	0xffff
+#define MRC_CC_TYPE_NSCC	0x10	/* SETH/NETH byte 16, high nibble */
+#define MRC_CC_FLAG_ECN		0x01	/* SACK: the drawing packet was CE */
+
+enum mrc_nack_reason {
+	MRC_NACK_TRIMMED		= 0x01,
+	MRC_NACK_TRIMMED_LAST_HOP	= 0x02,
+	MRC_NACK_NO_BITMAP		= 0x06,
+	MRC_NACK_NO_PKT_BUFFER		= 0x07,
+	MRC_NACK_NO_RESOURCE		= 0x0a,
+	MRC_NACK_PSN_OOW		= 0x0b,
+	MRC_NACK_UNEXPECTED		= 0x19,
+};
+
+static inline void mrc_put_be16(__u8 *p, __u16 v)
+{
+	p[0] = v >> 8;
+	p[1] = v;
+}
+
+static inline void mrc_put_be24(__u8 *p, __u32 v)
+{
+	p[0] = v >> 16;
+	p[1] = v >> 8;
+	p[2] = v;
+}
+
+static inline void mrc_put_be32(__u8 *p, __u32 v)
+{
+	mrc_put_be16(p, v >> 16);
+	mrc_put_be16(p + 2, v);
+}
+
+static inline void mrc_put_be64(__u8 *p, __u64 v)
+{
+	mrc_put_be32(p, v >> 32);
+	mrc_put_be32(p + 4, v);
+}
+
+static inline __u16 mrc_get_be16(const __u8 *p)
+{
+	return ((__u16)p[0] << 8) | p[1];
+}
+
+static inline __u32 mrc_get_be32(const __u8 *p)
+{
+	return ((__u32)mrc_get_be16(p) << 16) | mrc_get_be16(p + 2);
+}
+
+static inline __u64 mrc_get_be64(const __u8 *p)
+{
+	return ((__u64)mrc_get_be32(p) << 32) | mrc_get_be32(p + 4);
+}
+
+/* PSN arithmetic modulo 2^24. */
+static inline __u32 mrc_psn_add(__u32 psn, __u32 n)
+{
+	return (psn + n) & MRC_PSN_MASK;
+}
+
+/* How far @b is ahead of @a, modulo 2^24. */
+static inline __u32 mrc_psn_diff(__u32 b, __u32 a)
+{
+	return (b - a) & MRC_PSN_MASK;
+}
+
+/* Sign-extend a 24-bit distance: negative when @b is behind @a. */
+static inline int mrc_psn_sdiff(__u32 b, __u32 a)
+{
+	__u32 d = mrc_psn_diff(b, a);
+
+	return d & 0x800000 ? (int)d - 0x1000000 : (int)d;
+}
+
+static inline void mrc_put_bth(__u8 *p, __u8 opcode, __u32 dqpn, __u8 flags,
+			       __u32 psn)
+{
+	p[0] = opcode;
+	p[1] = 0;
+	mrc_put_be16(p + 2, MRC_PKEY_DEFAULT);
+	p[4] = 0;
+	mrc_put_be24(p + 5, dqpn);
+	p[8] = flags;
+	mrc_put_be24(p + 9, psn);
+}
+
+/* The fields of a data packet's headers. */
+struct mrc_data_hdr {
+	__u8 opcode;
+	__u8 flags;		/* MRC_BTH_* of byte 8 */
+	__u16 dport;		/* destination mrc port (BTH dest QP) */
+	__u32 psn;
+	__u16 msn;
+	__u16 ts;		/* TSETH transmit timestamp, if flagged */
+	__u64 offset;
+	__u16 sport;		/* source mrc port (RETH key, high half) */
+	__u16 epoch;		/* RETH key, low half */
+	__u32 msg_len;
+};
+
+/* Write the headers of a data packet to @p; return their length. */
+static inline int mrc_put_data_hdr(__u8 *p, const struct mrc_data_hdr *h)
+{
+	int off = MRC_BTH_LEN;
+
+	mrc_put_bth(p, h->opcode, h->dport, h->flags, h->psn);
+	mrc_put_be16(p + off, 0);
+	mrc_put_be16(p + off + 2, h->msn);
+	off += MRC_METH_LEN;
+	if (h->flags & MRC_BTH_TSETH) {
+		mrc_put_be16(p + off, h->ts);
+		mrc_put_be16(p + off + 2, 0);
+		off += MRC_TSETH_LEN;
+	}
+	mrc_put_be64(p + off, h->offset);
+	mrc_put_be16(p + off + 8, h->sport);
+	mrc_put_be16(p + off + 10, h->epoch);
+	mrc_put_be32(p + off + 12, h->msg_len);
+	return off + MRC_RETH_LEN;
+}
+
+/* Read a data packet's headers, already checked by mrc_hdr_check(). */
+static inline void mrc_get_data_hdr(const __u8 *p, struct mrc_data_hdr *h)
+{
+	int off = MRC_BTH_LEN;
+
+	h->opcode = p[0];
+	h->flags = p[8];
+	h->dport = mrc_bth_dqpn(p) & 0xffff;
+	h->psn = mrc_bth_psn(p);
+	h->msn = mrc_get_be16(p + off + 2);
+	off += MRC_METH_LEN;
+	h->ts = 0;
+	if (h->flags & MRC_BTH_TSETH) {
+		h->ts = mrc_get_be16(p + off);
+		off += MRC_TSETH_LEN;
+	}
+	h->offset = mrc_get_be64(p + off);
+	h->sport = mrc_get_be16(p + off + 8);
+	h->epoch = mrc_get_be16(p + off + 10);
+	h->msg_len = mrc_get_be32(p + off + 12);
+}
+
+/* Acknowledgments: ACK, SACK and NACK share what identifies them. */
+struct mrc_ack_hdr {
+	__u8 opcode;
+	__u16 dport;		/* the data sender's mrc port */
+	__u16 sport;		/* the acknowledging socket's mrc port */
+	__u16 epoch;		/* the data sender's epoch */
+	__u32 psn;		/* cumulative PSN; NACK: the PSN refused */
+	/* SACK */
+	__u8 flags;		/* mark and probe-response bits */
+	__u8 cc_flags;
+	__s16 acked_off;	/* PSN that drew it, minus the cumulative PSN */
+	__u32 entropy;
+	__u8 max_range;		/* receive window, in units of 64 PSNs */
+	__s16 sack_off;		/* bitmap base minus the cumulative PSN */
+	__u64 bitmap;
+	__u16 ts_echo;
+	__u16 ooo_count;
+	__u32 rcvd_256;		/* bytes received, 256 B units, 24 bit */
+	/* NACK */
+	__u8 reason;
+};
+
+/* Write an ACK, SACK or NACK per @h->opcode; return its length. */
+static inline int mrc_put_ack_hdr(__u8 *p, const struct mrc_ack_hdr *h)
+{
+	__u8 *x = p + MRC_BTH_LEN;
+	int i;
+
+	mrc_put_bth(p, h->opcode, h->dport, 0, h->psn);
+	switch (h->opcode) {
+	case MRC_OP_ACK:
+		mrc_put_be16(x, h->sport);
+		mrc_put_be16(x + 2, h->epoch);
+		return MRC_BTH_LEN + MRC_AETH_LEN;
+	case MRC_OP_SACK:
+		for (i = 0; i < MRC_SETH_LEN + MRC_CCSTATE_LEN; i++)
+			x[i] = 0;
+		x[1] = h->flags;
+		mrc_put_be16(x + 2, (__u16)h->acked_off);
+		mrc_put_be32(x + 4, h->entropy);
+		mrc_put_be16(x + 8, h->sport);
+		mrc_put_be16(x + 10, h->epoch);
+		mrc_put_be24(x + 13, h->psn);
+		x[16] = MRC_CC_TYPE_NSCC | (h->cc_flags & 0x0f);
+		x[17] = h->max_range;
+		mrc_put_be16(x + 18, (__u16)h->sack_off);
+		mrc_put_be64(x + 20, h->bitmap);
+		mrc_put_be16(x + 28, h->ts_echo);
+		mrc_put_be16(x + 30, h->ooo_count & 0x7fff);
+		mrc_put_be24(x + 33, h->rcvd_256);
+		return MRC_BTH_LEN + MRC_SETH_LEN + MRC_CCSTATE_LEN;
+	default:
+		for (i = 0; i < MRC_NETH_LEN; i++)
+			x[i] = 0;
+		x[2] = h->reason;
+		mrc_put_be32(x + 4, h->entropy);
+		mrc_put_be16(x + 8, h->sport);
+		mrc_put_be16(x + 10, h->epoch);
+		mrc_put_be24(x + 13, h->psn);
+		x[16] = MRC_CC_TYPE_NSCC;
+		mrc_put_be16(x + 18, h->ts_echo);
+		return MRC_BTH_LEN + MRC_NETH_LEN;
+	}
+}
+
+/* Read an ACK, SACK or NACK already checked by mrc_hdr_check(). */
+static inline void mrc_get_ack_hdr(const __u8 *p, struct mrc_ack_hdr *h)
+{
+	const __u8 *x = p + MRC_BTH_LEN;
+
+	h->opcode = p[0];
+	h->dport = mrc_bth_dqpn(p) & 0xffff;
+	h->psn = mrc_bth_psn(p);
+	h->flags = 0;
+	h->cc_flags = 0;
+	h->max_range = 0;
+	h->acked_off = 0;
+	h->entropy = 0;
+	h->sack_off = 0;
+	h->bitmap = 0;
+	h->ts_echo = 0;
+	h->ooo_count = 0;
+	h->rcvd_256 = 0;
+	h->reason = 0;
+	switch (h->opcode) {
+	case MRC_OP_ACK:
+		h->sport = mrc_get_be16(x);
+		h->epoch = mrc_get_be16(x + 2);
+		break;
+	case MRC_OP_SACK:
+		h->flags = x[1];
+		h->acked_off = (__s16)mrc_get_be16(x + 2);
+		h->entropy = mrc_get_be32(x + 4);
+		h->sport = mrc_get_be16(x + 8);
+		h->epoch = mrc_get_be16(x + 10);
+		h->psn = mrc_get_be24(x + 13);
+		h->cc_flags = x[16] & 0x0f;
+		h->max_range = x[17];
+		h->sack_off = (__s16)mrc_get_be16(x + 18);
+		h->bitmap = mrc_get_be64(x + 20);
+		h->ts_echo = mrc_get_be16(x + 28);
+		h->ooo_count = mrc_get_be16(x + 30) & 0x7fff;
+		h->rcvd_256 = mrc_get_be24(x + 33);
+		break;
+	default:
+		h->reason = x[2];
+		h->entropy = mrc_get_be32(x + 4);
+		h->sport = mrc_get_be16(x + 8);
+		h->epoch = mrc_get_be16(x + 10);
+		h->psn = mrc_get_be24(x + 13);
+		h->ts_echo = mrc_get_be16(x + 18);
+		break;
+	}
+}
+
 #endif /* _MRC_WIRE_H */

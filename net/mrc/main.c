@@ -20,10 +20,16 @@ static int __init mrc_init(void)
 	if (ret)
 		goto err_genl;
 
+	ret = mrc_sock_init();
+	if (ret)
+		goto err_sock;
+
 	pr_info("mrc: Multipath Reliable Connection transport, UDP port %u\n",
 		MRC_UDP_PORT);
 	return 0;
 
+err_sock:
+	mrc_genl_exit();
 err_genl:
 	mrc_netns_exit();
 err_netns:
@@ -32,8 +38,11 @@ err_netns:
 
 static void __exit mrc_exit(void)
 {
+	mrc_sock_exit();
 	mrc_genl_exit();
 	mrc_netns_exit();
+	/* Queue pairs and sockets are freed after a grace period. */
+	rcu_barrier();
 }
 
 module_init(mrc_init);

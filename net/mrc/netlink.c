@@ -2,6 +2,7 @@
 /* Generic netlink family "mrc": configuration and counters of a network
  * namespace.  uapi/linux/mrc.h documents every command and attribute.
  */
+#include <linux/math64.h>
 #include <net/genetlink.h>
 
 #include <mrc/mrc.h>
@@ -21,12 +22,21 @@ static const struct nla_policy mrc_config_set_policy[MRC_A_MAX + 1] = {
 	[MRC_A_QP_GROUPS]		= { .type = NLA_U32 },
 	[MRC_A_TRIMMING]		= { .type = NLA_U32 },
 	[MRC_A_RTO_US]			= { .type = NLA_U32 },
+	[MRC_A_MAX_MSG_SIZE]		= { .type = NLA_U32 },
+	[MRC_A_RETRY_LIMIT]		= { .type = NLA_U32 },
+	[MRC_A_QP]			= { .type = NLA_REJECT,
+		.reject_message = "MRC_A_QP is read-only" },
 	[MRC_A_BDP_BYTES]		= { .type = NLA_REJECT,
 		.reject_message = "MRC_A_BDP_BYTES (bdp-bytes) is read-only" },
 	[MRC_A_ACTIVE_SET]		= { .type = NLA_REJECT,
 		.reject_message = "MRC_A_ACTIVE_SET (active-set) is read-only" },
 	[MRC_A_STATS]			= { .type = NLA_REJECT,
 		.reject_message = "MRC_A_STATS is read-only" },
+};
+
+/* QP_GET takes no attribute: any is an error, not silently ignored. */
+static const struct nla_policy mrc_qp_get_policy[MRC_A_MAX + 1] = {
+	[0 ... MRC_A_MAX] = { .type = NLA_REJECT },
 };
 
 static int mrc_nl_put_config(struct sk_buff *msg, const struct mrc_config *c)
@@ -113,6 +123,94 @@ static int mrc_nl_config_get(struct sk_buff *skb, struct genl_info *info)
 static int mrc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 {
 	return mrc_nl_reply(info, mrc_nl_put_stats);
+}
+
+/* One QP's attributes; its lock is held. */
+static int mrc_nl_put_qp(struct sk_buff *msg, struct mrc_qp *qp)
+{
+	struct nlattr *nest, *st;
+	int s;
+
+	nest = nla_nest_start(msg, MRC_A_QP);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(msg, MRC_QP_A_QPN, qp->qpn) ||
+	    nla_put_u16(msg, MRC_QP_A_FAMILY, qp->family) ||
+	    nla_put_u16(msg, MRC_QP_A_LOCAL_PORT, qp->lport) ||
+	    (qp->family == AF_INET ?
+	     nla_put_in_addr(msg, MRC_QP_A_REMOTE_ADDR,
+			     qp->raddr.s6_addr32[3]) :
+	     nla_put_in6_addr(msg, MRC_QP_A_REMOTE_ADDR, &qp->raddr)) ||
+	    nla_put_u16(msg, MRC_QP_A_REMOTE_PORT, qp->rport) ||
+	    nla_put_u16(msg, MRC_QP_A_UDP_SPORT, qp->udp_sport) ||
+	    nla_put_u32(msg, MRC_QP_A_STATE, qp->state) ||
+	    nla_put_u32(msg, MRC_QP_A_SND_NXT, qp->snd_nxt) ||
+	    nla_put_u32(msg, MRC_QP_A_SND_UNA, qp->snd_una) ||
+	    nla_put_u32(msg, MRC_QP_A_RCV_NXT, qp->rcv_nxt) ||
+	    nla_put_u32(msg, MRC_QP_A_CWND, qp->cwnd) ||
+	    nla_put_u32(msg, MRC_QP_A_INFLIGHT, qp->inflight) ||
+	    nla_put_u32(msg, MRC_QP_A_SRTT_US, qp->srtt_us) ||
+	    nla_put_u32(msg, MRC_QP_A_BASE_RTT_US, qp->base_rtt_us) ||
+	    nla_put_u32(msg, MRC_QP_A_TX_QUEUED, qp->tx_queued) ||
+	    nla_put_u32(msg, MRC_QP_A_RX_PENDING, qp->rx_partial))
+		goto cancel;
+	st = nla_nest_start(msg, MRC_QP_A_STATS);
+	if (!st)
+		goto cancel;
+	for (s = MRC_STAT_PAD + 1; s <= MRC_STAT_MAX; s++) {
+		u64 v = qp->stats[s];
+
+		if (s == MRC_STAT_CALC_MEAN_REORDER_DEPTH)
+			v = qp->stats[MRC_STAT_OOO_EVENTS] ?
+			    div64_u64(qp->stats[MRC_STAT_REORDER_DEPTH_SUM],
+				      qp->stats[MRC_STAT_OOO_EVENTS]) : 0;
+		if (nla_put_u64_64bit(msg, s, v, MRC_STAT_PAD))
+			goto cancel;
+	}
+	nla_nest_end(msg, st);
+	nla_nest_end(msg, nest);
+	return 0;
+
+cancel:
+	nla_nest_cancel(msg, nest);
+	return -EMSGSIZE;
+}
+
+static int mrc_nl_qp_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct mrc_net *mn = mrc_net(sock_net(skb->sk));
+	long skip = cb->args[0], i = 0;
+	struct mrc_qp *qp;
+	int ret = 0;
+
+	spin_lock_bh(&mn->qp_lock);
+	list_for_each_entry(qp, &mn->qps, list) {
+		void *hdr;
+
+		if (i++ < skip)
+			continue;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &mrc_genl_family,
+				  NLM_F_MULTI, MRC_CMD_QP_GET);
+		if (!hdr) {
+			ret = -EMSGSIZE;
+			break;
+		}
+		spin_lock(&qp->lock);
+		ret = mrc_nl_put_qp(skb, qp);
+		spin_unlock(&qp->lock);
+		if (ret) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		cb->args[0] = i;
+	}
+	spin_unlock_bh(&mn->qp_lock);
+	/* A full message ends this part of the dump; the next resumes. */
+	if (ret == -EMSGSIZE && skb->len)
+		return skb->len;
+	return ret ?: skb->len;
 }
 
 /* Point the extack at @attr with @msg, a message that is not a literal
@@ -210,6 +308,12 @@ static const struct genl_ops mrc_genl_ops[] = {
 		.cmd = MRC_CMD_STATS_GET,
 		.doit = mrc_nl_stats_get,
 	},
+	{
+		.cmd = MRC_CMD_QP_GET,
+		.dumpit = mrc_nl_qp_dump,
+		.policy = mrc_qp_get_policy,
+		.maxattr = MRC_A_MAX,
+	},
 };
 
 static struct genl_family mrc_genl_family __ro_after_init = {
@@ -219,7 +323,7 @@ static struct genl_family mrc_genl_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = mrc_genl_ops,
 	.n_ops = ARRAY_SIZE(mrc_genl_ops),
-	.resv_start_op = MRC_CMD_STATS_GET + 1,
+	.resv_start_op = MRC_CMD_QP_GET + 1,
 };
 
 /**

@@ -8,6 +8,7 @@
  * waits one grace period, and only then frees what receivers can reach.
  */
 #include <linux/netdevice.h>
+#include <linux/math64.h>
 #include <linux/slab.h>
 
 #include <mrc/mrc.h>
@@ -23,9 +24,16 @@ unsigned int mrc_net_id __read_mostly;
  */
 u64 mrc_stat_read(struct mrc_net *mn, enum mrc_stat s)
 {
-	u64 sum = 0;
+	u64 sum = 0, n;
 	int cpu;
 
+	if (s == MRC_STAT_CALC_MAX_REORDER_DEPTH)
+		return atomic64_read(&mn->max_reorder);
+	if (s == MRC_STAT_CALC_MEAN_REORDER_DEPTH) {
+		n = mrc_stat_read(mn, MRC_STAT_OOO_EVENTS);
+		return n ? div64_u64(mrc_stat_read(mn,
+				MRC_STAT_REORDER_DEPTH_SUM), n) : 0;
+	}
 	for_each_possible_cpu(cpu)
 		sum += READ_ONCE(per_cpu_ptr(mn->stats, cpu)->c[s]);
 	return sum;
@@ -44,6 +52,13 @@ static int __net_init mrc_net_init(struct net *net)
 	int ret;
 
 	mutex_init(&mn->cfg_lock);
+	spin_lock_init(&mn->port_lock);
+	hash_init(mn->ports);
+	spin_lock_init(&mn->qp_lock);
+	INIT_LIST_HEAD(&mn->qps);
+	atomic_set(&mn->nr_qps, 0);
+	atomic64_set(&mn->max_reorder, 0);
+	INIT_DELAYED_WORK(&mn->reaper, mrc_reaper_work);
 
 	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
 	if (!cfg)
@@ -71,8 +86,12 @@ static void __net_exit mrc_net_exit_batch(struct list_head *net_list)
 {
 	struct net *net;
 
-	list_for_each_entry(net, net_list, exit_list)
+	/* Message sockets hold their namespace: none is left, and no QP. */
+	list_for_each_entry(net, net_list, exit_list) {
+		cancel_delayed_work_sync(&mrc_net(net)->reaper);
+		WARN_ON_ONCE(!list_empty(&mrc_net(net)->qps));
 		mrc_socket_release(mrc_net(net));
+	}
 
 	/* Receivers that found a socket's mrc_net are done after this. */
 	synchronize_net();

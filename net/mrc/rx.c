@@ -1,19 +1,410 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Receive path: every UDP/4791 packet of a namespace arrives here.
  * Nothing in a packet is trusted: it is checked against its headers'
- * lengths before any field is read, and anything mrc cannot use is
- * counted by reason and dropped.
+ * lengths before any field is read, its fields against each other and
+ * the receive window before anything is allocated, and anything mrc
+ * cannot use is counted by reason and dropped.
+ *
+ * Data is placed by its offset in the message as it arrives, page by
+ * page; a bitmap of PSNs ahead of the next expected one gives SACKs and
+ * duplicate detection, and messages complete for the reader in order.
  */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
+#include <net/inet_ecn.h>
 #include <net/udp_tunnel.h>
 
 #include <mrc/mrc.h>
-#include <mrc/wire.h>
 
-static void mrc_rx(struct mrc_net *mn, struct sk_buff *skb)
+/* Received packet facts the handlers need besides the mrc headers. */
+struct mrc_rx_ctx {
+	struct in6_addr saddr;
+	u16 entropy;		/* UDP source port */
+	bool ecn;		/* CE-marked */
+	int family;
+	unsigned int off;	/* payload offset in the skb */
+	unsigned int len;	/* payload length */
+};
+
+static void mrc_rx_queue_ack(struct mrc_qp *qp, struct mrc_ack_hdr *a,
+			     u16 sport, struct sk_buff_head *out)
+{
+	struct sk_buff *skb;
+	enum mrc_stat s;
+	int len;
+
+	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_SETH_LEN + MRC_CCSTATE_LEN);
+	if (!skb) {
+		mrc_qp_stat_inc(qp, MRC_STAT_TX_ERRORS);
+		return;
+	}
+	len = mrc_put_ack_hdr(skb->data, a);
+	skb_put(skb, len);
+	/* Acknowledgments are control traffic: DSCP 46, as the emulator. */
+	mrc_skb_set_sport(skb, sport, 46 << 2);
+	__skb_queue_tail(out, skb);
+	s = a->opcode == MRC_OP_ACK ? MRC_STAT_ACK_TX :
+	    a->opcode == MRC_OP_SACK ? MRC_STAT_SACK_TX : MRC_STAT_NACK_TX;
+	mrc_qp_stat_inc(qp, s);
+	qp->rx_unacked = 0;
+}
+
+static u32 mrc_rx_cum(struct mrc_qp *qp)
+{
+	return mrc_psn_add(qp->rcv_nxt, MRC_PSN_MASK);
+}
+
+static void mrc_rx_send_ack(struct mrc_qp *qp, struct sk_buff_head *out)
+{
+	struct mrc_ack_hdr a = {
+		.opcode = MRC_OP_ACK,
+		.dport = qp->rport,
+		.sport = qp->lport,
+		.epoch = qp->rx_epoch,
+		.psn = mrc_rx_cum(qp),
+	};
+
+	mrc_rx_queue_ack(qp, &a, qp->udp_sport, out);
+}
+
+static void mrc_rx_send_sack(struct mrc_qp *qp, u32 drew, u16 ts,
+			     const struct mrc_rx_ctx *ctx,
+			     struct sk_buff_head *out)
+{
+	struct mrc_ack_hdr a = {
+		.opcode = MRC_OP_SACK,
+		.dport = qp->rport,
+		.sport = qp->lport,
+		.epoch = qp->rx_epoch,
+		.psn = mrc_rx_cum(qp),
+		.cc_flags = ctx->ecn ? MRC_CC_FLAG_ECN : 0,
+		.entropy = ctx->entropy,
+		.sack_off = 1,
+		.max_range = MRC_WINDOW / 64,
+		.ts_echo = ts,
+		.ooo_count = min_t(u32, qp->rx_held, 0x7fff),
+		.rcvd_256 = (qp->rx_bytes >> 8) & 0xffffff,
+	};
+	int d = mrc_psn_sdiff(drew, a.psn);
+	u32 i;
+
+	a.acked_off = clamp(d, -32768, 32767);
+	for (i = 0; i < 64 && i < MRC_WINDOW; i++)
+		if (test_bit(mrc_psn_add(qp->rcv_nxt, i) % MRC_WINDOW,
+			     qp->rx_bitmap))
+			a.bitmap |= BIT_ULL(i);
+	mrc_rx_queue_ack(qp, &a, ctx->entropy, out);
+}
+
+static void mrc_rx_send_nack(struct mrc_qp *qp, const struct mrc_data_hdr *h,
+			     u8 reason, const struct mrc_rx_ctx *ctx,
+			     struct sk_buff_head *out)
+{
+	struct mrc_ack_hdr a = {
+		.opcode = MRC_OP_NACK,
+		.dport = qp->rport,
+		.sport = qp->lport,
+		.epoch = h->epoch,
+		.psn = h->psn,
+		.reason = reason,
+		.entropy = ctx->entropy,
+		.ts_echo = h->ts,
+	};
+
+	mrc_rx_queue_ack(qp, &a, ctx->entropy, out);
+}
+
+static void mrc_rx_reset(struct mrc_qp *qp, u16 epoch)
+{
+	u32 i;
+
+	for (i = 0; i < MRC_WINDOW; i++) {
+		if (qp->rx_slots[i]) {
+			mrc_qp_free_rx_msg(qp, qp->rx_slots[i]);
+			qp->rx_slots[i] = NULL;
+		}
+	}
+	bitmap_zero(qp->rx_bitmap, MRC_WINDOW);
+	qp->rx_prev_epoch = qp->rx_open ? qp->rx_epoch : 0;
+	qp->rx_epoch = epoch;
+	qp->rx_open = true;
+	qp->rcv_nxt = 0;
+	qp->rcv_msn = 0;
+	qp->rx_held = 0;
+	qp->rx_unacked = 0;
+	qp->rx_partial = 0;
+	qp->rx_bytes = 0;
+}
+
+/* Copy @len payload bytes to @m at @off, allocating pages as needed. */
+static int mrc_rx_place(struct mrc_rx_msg *m, struct sk_buff *skb,
+			unsigned int skb_off, u32 off, u32 len)
+{
+	while (len) {
+		unsigned long idx = off >> PAGE_SHIFT;
+		u32 poff = off & ~PAGE_MASK;
+		u32 n = min_t(u32, PAGE_SIZE - poff, len);
+		struct page *page = xa_load(&m->pages, idx);
+
+		if (!page) {
+			page = alloc_page(GFP_ATOMIC | __GFP_NOWARN |
+					  __GFP_ZERO);
+			if (!page)
+				return -ENOMEM;
+			if (xa_err(xa_store(&m->pages, idx, page, GFP_ATOMIC))) {
+				__free_page(page);
+				return -ENOMEM;
+			}
+		}
+		if (skb_copy_bits(skb, skb_off, page_address(page) + poff, n))
+			return -EFAULT;
+		skb_off += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static bool mrc_data_fields_ok(const struct mrc_data_hdr *h, u32 plen,
+			       u32 max_msg)
+{
+	u64 end;
+
+	if (!h->sport || !h->epoch || h->msg_len > max_msg ||
+	    h->offset > h->msg_len || plen > h->msg_len - h->offset)
+		return false;
+	end = h->offset + plen;
+	switch (h->opcode) {
+	case MRC_OP_WRITE_ONLY:
+		return !h->offset && plen == h->msg_len;
+	case MRC_OP_WRITE_FIRST:
+		return !h->offset && plen && end < h->msg_len;
+	case MRC_OP_WRITE_MIDDLE:
+		return h->offset && plen && end < h->msg_len;
+	case MRC_OP_WRITE_LAST:
+		return h->offset && plen && end == h->msg_len;
+	default:
+		/* mrc sends no immediate data. */
+		return false;
+	}
+}
+
+static void mrc_rx_note_ooo(struct mrc_qp *qp)
+{
+	struct mrc_net *mn = qp->mn;
+	s64 max = atomic64_read(&mn->max_reorder);
+
+	mrc_qp_stat_inc(qp, MRC_STAT_OOO_EVENTS);
+	mrc_qp_stat_add(qp, MRC_STAT_REORDER_DEPTH_SUM, qp->rx_held);
+	if (qp->rx_held > qp->stats[MRC_STAT_CALC_MAX_REORDER_DEPTH])
+		qp->stats[MRC_STAT_CALC_MAX_REORDER_DEPTH] = qp->rx_held;
+	while (qp->rx_held > max) {
+		s64 old = atomic64_cmpxchg(&mn->max_reorder, max, qp->rx_held);
+
+		if (old == max)
+			break;
+		max = old;
+	}
+}
+
+static void mrc_rx_complete(struct mrc_qp *qp)
+{
+	for (;;) {
+		struct mrc_rx_msg **slot = &qp->rx_slots[qp->rcv_msn %
+							 MRC_WINDOW];
+		struct mrc_rx_msg *m = *slot;
+
+		if (!m || m->rcvd < m->len)
+			break;
+		*slot = NULL;
+		qp->rx_partial--;
+		qp->rcv_msn++;
+		mrc_qp_stat_inc(qp, MRC_STAT_RX_MSGS);
+		mrc_sock_deliver(qp->ms, m);
+	}
+}
+
+static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
+			   struct sk_buff *skb, const struct mrc_rx_ctx *ctx,
+			   struct sk_buff_head *out)
+{
+	struct sock *sk = mrc_to_sk(qp->ms);
+	struct mrc_rx_msg *m, **slot;
+	u32 d, idx, charge;
+	bool over = false;
+	s64 rx_mem;
+	bool ooo;
+
+	qp->last_rx = jiffies;
+	if (!qp->rx_open || h->epoch != qp->rx_epoch) {
+		/* A stale packet of the direction's last epoch, or one that
+		 * cannot be the start of a new one.
+		 */
+		if ((qp->rx_open && h->epoch == qp->rx_prev_epoch) ||
+		    h->psn >= MRC_WINDOW) {
+			mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_OUT_OF_WINDOW);
+			if (h->epoch != qp->rx_prev_epoch)
+				mrc_rx_send_nack(qp, h, MRC_NACK_PSN_OOW, ctx,
+						 out);
+			return;
+		}
+		mrc_rx_reset(qp, h->epoch);
+	}
+
+	d = mrc_psn_diff(h->psn, qp->rcv_nxt);
+	if (d >= MRC_WINDOW) {
+		if (mrc_psn_diff(qp->rcv_nxt, h->psn) <= 0x800000) {
+			/* Behind the window: received and acknowledged. */
+			mrc_qp_stat_inc(qp, MRC_STAT_RX_DUP_PACKETS);
+			mrc_rx_send_ack(qp, out);
+		} else {
+			mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_OUT_OF_WINDOW);
+			mrc_rx_send_nack(qp, h, MRC_NACK_PSN_OOW, ctx, out);
+		}
+		return;
+	}
+	idx = h->psn % MRC_WINDOW;
+	if (test_bit(idx, qp->rx_bitmap)) {
+		mrc_qp_stat_inc(qp, MRC_STAT_RX_DUP_PACKETS);
+		mrc_rx_send_sack(qp, h->psn, h->ts, ctx, out);
+		return;
+	}
+	if ((u16)(h->msn - qp->rcv_msn) >= MRC_WINDOW) {
+		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_OUT_OF_WINDOW);
+		return;
+	}
+
+	slot = &qp->rx_slots[h->msn % MRC_WINDOW];
+	m = *slot;
+	if (!m) {
+		/* Room for the whole message; else, so that a message
+		 * larger than SO_RCVBUF can arrive at all, the next one in
+		 * order may take the socket's single place beyond it.
+		 */
+		charge = sizeof(*m) + PAGE_ALIGN(h->msg_len);
+		rx_mem = atomic64_read(&qp->ms->rx_mem);
+		if (rx_mem + charge > READ_ONCE(sk->sk_rcvbuf)) {
+			if (h->msn != qp->rcv_msn ||
+			    atomic_cmpxchg(&qp->ms->rx_over, 0, 1))
+				goto no_mem;
+			over = true;
+		}
+		m = kzalloc(sizeof(*m), GFP_ATOMIC | __GFP_NOWARN);
+		if (!m) {
+			if (over)
+				atomic_set(&qp->ms->rx_over, 0);
+			goto no_mem;
+		}
+		xa_init(&m->pages);
+		m->len = h->msg_len;
+		m->saddr = qp->raddr;
+		m->sport = qp->rport;
+		m->charge = charge;
+		m->over = over;
+		atomic64_add(m->charge, &qp->ms->rx_mem);
+		*slot = m;
+		qp->rx_partial++;
+	} else if (m->len != h->msg_len) {
+		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_MALFORMED);
+		return;
+	}
+
+	if (mrc_rx_place(m, skb, ctx->off, h->offset, ctx->len))
+		goto no_mem;
+	m->rcvd += ctx->len;
+
+	mrc_qp_stat_inc(qp, MRC_STAT_RX_DATA_PACKETS);
+	qp->rx_bytes += ctx->len;
+	set_bit(idx, qp->rx_bitmap);
+	qp->rx_held++;
+	ooo = h->psn != qp->rcv_nxt;
+	if (ooo && !(h->flags & MRC_BTH_RETX))
+		mrc_rx_note_ooo(qp);
+	while (test_bit(qp->rcv_nxt % MRC_WINDOW, qp->rx_bitmap)) {
+		clear_bit(qp->rcv_nxt % MRC_WINDOW, qp->rx_bitmap);
+		qp->rcv_nxt = mrc_psn_add(qp->rcv_nxt, 1);
+		qp->rx_held--;
+	}
+	mrc_rx_complete(qp);
+
+	qp->rx_unacked++;
+	if (ooo || qp->rx_held || ctx->ecn || h->flags & MRC_BTH_ACKREQ)
+		mrc_rx_send_sack(qp, h->psn, h->ts, ctx, out);
+	else if (qp->rx_unacked >= 4)
+		mrc_rx_send_ack(qp, out);
+	return;
+
+no_mem:
+	mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_NO_MEM);
+	mrc_rx_send_nack(qp, h, MRC_NACK_NO_PKT_BUFFER, ctx, out);
+}
+
+static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
+			const u8 *p, struct mrc_rx_ctx *ctx)
+{
+	struct mrc_data_hdr h;
+	struct mrc_sock *ms;
+	struct mrc_qp *qp;
+	u32 max_msg;
+
+	mrc_get_data_hdr(p, &h);
+	max_msg = mrc_cfg(mn)->max_msg_size;
+	if (!mrc_data_fields_ok(&h, ctx->len, max_msg)) {
+		mrc_stat_inc(mn, MRC_STAT_RX_DROP_MALFORMED);
+		return;
+	}
+	ms = mrc_sock_lookup(mn, ctx->family, h.dport);
+	if (!ms || READ_ONCE(ms->closing)) {
+		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
+		return;
+	}
+	qp = mrc_qp_get_or_create(ms, &ctx->saddr, h.sport, GFP_ATOMIC);
+	if (IS_ERR(qp)) {
+		mrc_stat_inc(mn, PTR_ERR(qp) == -EPIPE ?
+			     MRC_STAT_RX_DROP_NO_QP : MRC_STAT_RX_DROP_NO_MEM);
+		return;
+	}
+
+	spin_lock(&qp->lock);
+	if (qp->dead)
+		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
+	else
+		mrc_qp_rx_data(qp, &h, skb, ctx, &qp->xq);
+	spin_unlock(&qp->lock);
+	mrc_qp_flush(qp);
+	mrc_qp_put(qp);
+}
+
+static void mrc_rx_ack(struct mrc_net *mn, const u8 *p, struct mrc_rx_ctx *ctx)
+{
+	struct mrc_ack_hdr h;
+	struct mrc_sock *ms;
+	struct mrc_qp *qp;
+
+	mrc_get_ack_hdr(p, &h);
+	ms = mrc_sock_lookup(mn, ctx->family, h.dport);
+	qp = ms ? mrc_qp_lookup(ms, &ctx->saddr, h.sport) : NULL;
+	if (!qp) {
+		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
+		return;
+	}
+
+	spin_lock(&qp->lock);
+	if (qp->dead)
+		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
+	else
+		mrc_qp_rx_ack(qp, &h, &qp->xq);
+	spin_unlock(&qp->lock);
+	mrc_qp_flush(qp);
+}
+
+static void mrc_rx(struct mrc_net *mn, struct sock *usk, struct sk_buff *skb)
 {
 	unsigned int hoff = sizeof(struct udphdr);
+	struct mrc_rx_ctx ctx = {};
+	const u8 *p;
 	int hlen;
 
 	mrc_stat_inc(mn, MRC_STAT_RX_PACKETS);
@@ -33,9 +424,36 @@ static void mrc_rx(struct mrc_net *mn, struct sk_buff *skb)
 	if (!pskb_may_pull(skb, hoff + hlen))
 		goto short_pkt;
 
-	/* A well-formed packet; no queue pair exists to take it yet. */
-	mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
-	goto drop;
+	p = skb->data + hoff;
+	ctx.family = usk->sk_family;
+	ctx.entropy = ntohs(udp_hdr(skb)->source);
+	ctx.off = hoff + hlen;
+	ctx.len = skb->len - ctx.off;
+	if (ctx.family == AF_INET6) {
+		ctx.saddr = ipv6_hdr(skb)->saddr;
+		ctx.ecn = INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
+	} else {
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, &ctx.saddr);
+		ctx.ecn = INET_ECN_is_ce(ip_hdr(skb)->tos);
+	}
+
+	switch (mrc_bth_opcode(p)) {
+	case MRC_OP_ACK:
+	case MRC_OP_SACK:
+	case MRC_OP_NACK:
+		mrc_rx_ack(mn, p, &ctx);
+		break;
+	case MRC_OP_PROBE:
+		/* Probes belong to spraying, which is not there yet. */
+		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
+		break;
+	default:
+		mrc_rx_data(mn, skb, p, &ctx);
+		break;
+	}
+	/* What mrc keeps of a packet it has copied; it is done with it. */
+	consume_skb(skb);
+	return;
 
 short_pkt:
 	mrc_stat_inc(mn, MRC_STAT_RX_DROP_SHORT);
@@ -60,6 +478,6 @@ int mrc_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
-	mrc_rx(mn, skb);
+	mrc_rx(mn, sk, skb);
 	return 0;
 }

@@ -18,6 +18,7 @@ enum mrc_exit {
 struct mrc_opts {
 	bool json;
 	bool pretty;
+	bool stats;	/* qp show: every counter, zeros too */
 };
 
 bool mrc_matches(const char *arg, const char *cmd);
@@ -25,6 +26,7 @@ int mrc_usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 int mrc_cmd_config(int argc, char **argv, const struct mrc_opts *opts);
 int mrc_cmd_stats(int argc, char **argv, const struct mrc_opts *opts);
+int mrc_cmd_qp(int argc, char **argv, const struct mrc_opts *opts);
 void mrc_help(void);
 
 #endif /* _MRC_CLI_H */

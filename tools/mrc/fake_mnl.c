@@ -6,31 +6,53 @@
  *
  * MRC_FAKE selects the behaviour:
  *   nofamily	CTRL_CMD_GETFAMILY fails with ENOENT
- *   ok		every request succeeds, with made-up replies
+ *   ok		every request succeeds, with made-up replies; CONFIG_SET
+ *		checks ranges and the port rule as the kernel does; the QP
+ *		dump has two queue pairs, IPv4 and IPv6, in two messages
+ *		over two reads, the second read ending with NLMSG_DONE
  *   extack	CONFIG_SET fails with EINVAL, a message and the offset of
  *		the last attribute, in a capped ack
  *   extack-full	the same in an uncapped ack (request echoed)
  *   noext	CONFIG_SET fails with EINVAL and only an offset
  *   eperm	CONFIG_SET fails with EPERM and nothing else
+ *   noqp	the QP dump is empty: NLMSG_DONE alone
+ *   oldqp	a module without MRC_CMD_QP_GET: the dump is refused with
+ *		EOPNOTSUPP, as genetlink refuses an unknown command
+ *   qperr	the dump ends, after one queue pair, with ENOMEM and an
+ *		extended ack message in its NLMSG_DONE
+ *   qpintr	the first dump of the process is flagged NLM_F_DUMP_INTR
+ *   qpintr-always	every dump is
+ *   qpbad	a queue pair's remote address is 5 bytes long
  * MRC_FAKE_DUMP names a file to append each request's genl command and
- * attributes to.
+ * attributes to.  MRC_FAKE_STATE names a file that keeps the configuration
+ * from one run to the next ("ATTR VALUE" lines); without it, or with the
+ * file absent, the configuration is the defaults.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <sys/socket.h>
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 
 #include <linux/mrc.h>
+#include <mrc/config.h>
 
 #define FAKE_FAMILY	0x42
 #define FAKE_PORTID	4242
+#define FAKE_MAX_READS	32
 
 static struct mnl_socket *fake_sock = (struct mnl_socket *)&fake_sock;
 static char fake_out[8192] __attribute__((aligned(8)));
 static size_t fake_out_len;
+/* The answer is handed out in reads of these lengths, in order. */
+static size_t fake_reads[FAKE_MAX_READS];
+static size_t fake_nr_reads;
+/* Dumps answered so far by this process. */
+static unsigned int fake_nr_dumps;
 
 static const char *fake_mode(void)
 {
@@ -82,9 +104,21 @@ static struct nlmsghdr *fake_put(uint16_t type, uint16_t flags,
 	return nlh;
 }
 
+/* End a message: it is read alone, or with those before it (@join). */
+static void fake_end(struct nlmsghdr *nlh, int join)
+{
+	size_t len = NLMSG_ALIGN(nlh->nlmsg_len);
+
+	fake_out_len += len;
+	if (join && fake_nr_reads)
+		fake_reads[fake_nr_reads - 1] += len;
+	else if (fake_nr_reads < FAKE_MAX_READS)
+		fake_reads[fake_nr_reads++] = len;
+}
+
 static void fake_done(struct nlmsghdr *nlh)
 {
-	fake_out_len += NLMSG_ALIGN(nlh->nlmsg_len);
+	fake_end(nlh, 0);
 }
 
 static void fake_reply(const struct nlmsghdr *req, uint16_t type,
@@ -129,23 +163,53 @@ static void fill_family(struct nlmsghdr *nlh)
 	mnl_attr_put_u16(nlh, CTRL_ATTR_FAMILY_ID, FAKE_FAMILY);
 }
 
+/* The configuration: the defaults, then what MRC_FAKE_STATE holds. */
+static void fake_config_load(struct mrc_config *c)
+{
+	const char *path = getenv("MRC_FAKE_STATE");
+	const struct mrc_config_param *p;
+	unsigned int attr, val;
+	FILE *f;
+
+	mrc_config_defaults(c);
+	f = path && *path ? fopen(path, "r") : NULL;
+	if (!f)
+		return;
+	while (fscanf(f, "%u %u", &attr, &val) == 2) {
+		p = mrc_config_param_by_attr((int)attr);
+		if (p)
+			*mrc_config_field(c, p) = val;
+	}
+	fclose(f);
+}
+
+static void fake_config_save(struct mrc_config *c)
+{
+	const char *path = getenv("MRC_FAKE_STATE");
+	size_t i;
+	FILE *f;
+
+	f = path && *path ? fopen(path, "w") : NULL;
+	if (!f)
+		return;
+	for (i = 0; i < MRC_NR_CONFIG_PARAMS; i++)
+		fprintf(f, "%d %u\n", mrc_config_params[i].attr,
+			*mrc_config_field(c, &mrc_config_params[i]));
+	fclose(f);
+}
+
+/* As the kernel's reply: every writable attribute, then the derived. */
 static void fill_config(struct nlmsghdr *nlh)
 {
-	static const uint32_t vals[] = {
-		[MRC_A_SPRAYING_TYPE] = 1, [MRC_A_ENTROPY_MASK_BITS] = 7,
-		[MRC_A_STARTING_PORT_OFFSET] = 256,
-		[MRC_A_ACTIVE_EV_SET_SIZE] = 0, [MRC_A_PROBE_PERIOD_US] = 150,
-		[MRC_A_SACK_LOSS_MIN_RETX_PKTS] = 8, [MRC_A_MSS] = 4096,
-		[MRC_A_BASE_RTT_US] = 6, [MRC_A_LINK_RATE_MBPS] = 400000,
-		[MRC_A_QP_GROUPS] = 0, [MRC_A_TRIMMING] = 1,
-		[MRC_A_RTO_US] = 4000,
-	};
-	uint16_t a;
+	struct mrc_config c;
+	size_t i;
 
-	for (a = MRC_A_SPRAYING_TYPE; a <= MRC_A_RTO_US; a++)
-		mnl_attr_put_u32(nlh, a, vals[a]);
-	mnl_attr_put_u64(nlh, MRC_A_BDP_BYTES, 300000);
-	mnl_attr_put_u32(nlh, MRC_A_ACTIVE_SET, 72);
+	fake_config_load(&c);
+	for (i = 0; i < MRC_NR_CONFIG_PARAMS; i++)
+		mnl_attr_put_u32(nlh, (uint16_t)mrc_config_params[i].attr,
+				 *mrc_config_field(&c, &mrc_config_params[i]));
+	mnl_attr_put_u64(nlh, MRC_A_BDP_BYTES, mrc_bdp_bytes(&c));
+	mnl_attr_put_u32(nlh, MRC_A_ACTIVE_SET, mrc_active_set_size(&c));
 	/* An attribute of a newer kernel, to be ignored. */
 	mnl_attr_put_u32(nlh, 200, 99);
 }
@@ -160,6 +224,143 @@ static void fill_stats(struct nlmsghdr *nlh)
 	/* A counter of a newer kernel, to be ignored. */
 	mnl_attr_put_u64(nlh, MRC_STAT_MAX + 5, 7);
 	mnl_attr_nest_end(nlh, nest);
+}
+
+/* A made-up queue pair; the counters not listed are zero. */
+struct fake_qp {
+	uint32_t qpn;
+	uint16_t family;
+	uint16_t local_port;
+	const char *addr;
+	uint16_t remote_port;
+	uint16_t udp_sport;
+	uint32_t state;
+	uint32_t nums[MRC_QP_A_RX_PENDING - MRC_QP_A_SND_NXT + 1];
+	struct {
+		uint16_t type;
+		uint64_t val;
+	} stats[6];
+};
+
+static const struct fake_qp fake_qps[] = {
+	{
+		.qpn = 1, .family = AF_INET, .local_port = 5000,
+		.addr = "192.0.2.1", .remote_port = 6000, .udp_sport = 300,
+		.state = MRC_QP_STATE_OPEN,
+		/* snd_nxt .. rx_pending */
+		.nums = { 1000, 990, 500, 300000, 40960, 12, 6, 2, 1 },
+		.stats = {
+			{ MRC_STAT_TX_PACKETS, 1000 },
+			{ MRC_STAT_TX_BYTES, 4096000 },
+			{ MRC_STAT_TX_DATA_PACKETS, 990 },
+			{ MRC_STAT_ACK_RX, 10 },
+			{ MRC_STAT_CALC_MEAN_REORDER_DEPTH, 3 },
+		},
+	},
+	{
+		.qpn = 2, .family = AF_INET6, .local_port = 5001,
+		.addr = "2001:db8::2", .remote_port = 7000, .udp_sport = 301,
+		.state = MRC_QP_STATE_FAILED,
+		.nums = { 16777215, 16777208, 0, 8192, 8192, 4000, 9, 1, 0 },
+		.stats = {
+			{ MRC_STAT_TX_PACKETS, 80 },
+			{ MRC_STAT_RTX_TIMEOUT, 7 },
+			{ MRC_STAT_TIMEOUTS, 7 },
+			{ MRC_STAT_QP_FAILED, 1 },
+		},
+	},
+};
+
+static void fill_qp_nest(struct nlmsghdr *nlh, const struct fake_qp *q)
+{
+	struct nlattr *nest, *stats;
+	unsigned char addr[16];
+	uint16_t a, s;
+	size_t i;
+	uint64_t v;
+
+	/* An attribute of a newer kernel, outside the nest: ignored. */
+	mnl_attr_put_u32(nlh, 200, 99);
+	nest = mnl_attr_nest_start(nlh, MRC_A_QP);
+	mnl_attr_put_u32(nlh, MRC_QP_A_QPN, q->qpn);
+	mnl_attr_put_u16(nlh, MRC_QP_A_FAMILY, q->family);
+	mnl_attr_put_u16(nlh, MRC_QP_A_LOCAL_PORT, q->local_port);
+	if (!strcmp(fake_mode(), "qpbad")) {
+		mnl_attr_put(nlh, MRC_QP_A_REMOTE_ADDR, 5, "12345");
+	} else {
+		inet_pton(q->family, q->addr, addr);
+		mnl_attr_put(nlh, MRC_QP_A_REMOTE_ADDR,
+			     q->family == AF_INET ? 4 : 16, addr);
+	}
+	mnl_attr_put_u16(nlh, MRC_QP_A_REMOTE_PORT, q->remote_port);
+	mnl_attr_put_u16(nlh, MRC_QP_A_UDP_SPORT, q->udp_sport);
+	mnl_attr_put_u32(nlh, MRC_QP_A_STATE, q->state);
+	for (a = MRC_QP_A_SND_NXT; a <= MRC_QP_A_RX_PENDING; a++)
+		mnl_attr_put_u32(nlh, a, q->nums[a - MRC_QP_A_SND_NXT]);
+	/* Every counter, as the kernel sends them, and a newer one. */
+	stats = mnl_attr_nest_start(nlh, MRC_QP_A_STATS);
+	for (s = MRC_STAT_RX_PACKETS; s <= MRC_STAT_MAX; s++) {
+		v = 0;
+		for (i = 0; i < ARRAY_SIZE(q->stats); i++)
+			if (q->stats[i].type == s)
+				v = q->stats[i].val;
+		mnl_attr_put_u64(nlh, s, v);
+	}
+	mnl_attr_put_u64(nlh, MRC_STAT_MAX + 5, 7);
+	mnl_attr_nest_end(nlh, stats);
+	/* An attribute of a newer kernel, in the nest: ignored. */
+	mnl_attr_put_u32(nlh, MRC_QP_A_MAX + 3, 42);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+/* The end of a dump, with @error and its extack @msg (may be NULL). */
+static void fake_dump_done(const struct nlmsghdr *req, int error,
+			   const char *msg, int join)
+{
+	struct nlmsghdr *nlh = fake_put(NLMSG_DONE, NLM_F_MULTI, req);
+	int *err = mnl_nlmsg_put_extra_header(nlh, sizeof(*err));
+
+	*err = -error;
+	if (msg) {
+		nlh->nlmsg_flags |= NLM_F_ACK_TLVS;
+		mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, msg);
+	}
+	fake_end(nlh, join);
+}
+
+/*
+ * MRC_CMD_QP_GET: one NLM_F_MULTI message per queue pair; the first read
+ * has the first message, the second read the rest and NLMSG_DONE.
+ */
+static void fake_qp_dump(const struct nlmsghdr *req)
+{
+	const char *m = fake_mode();
+	struct genlmsghdr *genl;
+	struct nlmsghdr *nlh;
+	size_t i, n = ARRAY_SIZE(fake_qps);
+	int intr;
+
+	intr = !strcmp(m, "qpintr-always") ||
+	       (!strcmp(m, "qpintr") && fake_nr_dumps == 0);
+	fake_nr_dumps++;
+	if (!strcmp(m, "noqp"))
+		n = 0;
+	if (!strcmp(m, "qperr"))
+		n = 1;
+	for (i = 0; i < n; i++) {
+		nlh = fake_put(FAKE_FAMILY, NLM_F_MULTI, req);
+		if (intr)
+			nlh->nlmsg_flags |= NLM_F_DUMP_INTR;
+		genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+		genl->cmd = MRC_CMD_QP_GET;
+		genl->version = MRC_GENL_VERSION;
+		fill_qp_nest(nlh, &fake_qps[i]);
+		fake_end(nlh, i > 1);
+	}
+	if (!strcmp(m, "qperr"))
+		fake_dump_done(req, ENOMEM, "fake: no memory for the dump", 0);
+	else
+		fake_dump_done(req, 0, NULL, n > 1);
 }
 
 static void fake_dump(const struct nlmsghdr *req)
@@ -193,6 +394,52 @@ static int fake_last_attr(const struct nlmsghdr *req)
 	return off;
 }
 
+/* Offset of @attr in @req. */
+static int fake_offset(const struct nlmsghdr *req, const struct nlattr *attr)
+{
+	return (int)((const char *)attr - (const char *)req);
+}
+
+/* CONFIG_SET as the kernel does it: all or nothing, ranges, the rule. */
+static void fake_set_ok(const struct nlmsghdr *req)
+{
+	const struct nlattr *attr, *port = NULL, *bits = NULL, *bad;
+	const struct mrc_config_param *p;
+	struct mrc_config c;
+	const char *rule;
+	uint32_t v;
+
+	fake_config_load(&c);
+	mnl_attr_for_each(attr, req, sizeof(struct genlmsghdr)) {
+		p = mrc_config_param_by_attr(mnl_attr_get_type(attr));
+		if (!p || mnl_attr_get_payload_len(attr) != sizeof(v)) {
+			fake_ack(req, EINVAL, "fake: unexpected attribute",
+				 fake_offset(req, attr), 1);
+			return;
+		}
+		v = mnl_attr_get_u32(attr);
+		if (v < p->min || v > p->max) {
+			fake_ack(req, ERANGE, p->range_msg,
+				 fake_offset(req, attr), 1);
+			return;
+		}
+		*mrc_config_field(&c, p) = v;
+		if (p->attr == MRC_A_STARTING_PORT_OFFSET)
+			port = attr;
+		if (p->attr == MRC_A_ENTROPY_MASK_BITS)
+			bits = attr;
+	}
+	rule = mrc_config_check(&c);
+	if (rule) {
+		bad = port ? port : bits;
+		fake_ack(req, EINVAL, rule, bad ? fake_offset(req, bad) : -1,
+			 1);
+		return;
+	}
+	fake_config_save(&c);
+	fake_ack(req, 0, NULL, -1, 1);
+}
+
 static void fake_set(const struct nlmsghdr *req)
 {
 	const char *m = fake_mode();
@@ -206,7 +453,7 @@ static void fake_set(const struct nlmsghdr *req)
 	else if (!strcmp(m, "eperm"))
 		fake_ack(req, EPERM, NULL, -1, 1);
 	else
-		fake_ack(req, 0, NULL, -1, 1);
+		fake_set_ok(req);
 }
 
 ssize_t mnl_socket_sendto(const struct mnl_socket *nl, const void *buf,
@@ -217,6 +464,7 @@ ssize_t mnl_socket_sendto(const struct mnl_socket *nl, const void *buf,
 
 	(void)nl;
 	fake_out_len = 0;
+	fake_nr_reads = 0;
 	fake_dump(req);
 	if (req->nlmsg_type == GENL_ID_CTRL) {
 		if (!strcmp(fake_mode(), "nofamily")) {
@@ -224,6 +472,16 @@ ssize_t mnl_socket_sendto(const struct mnl_socket *nl, const void *buf,
 			return (ssize_t)len;
 		}
 		fake_reply(req, GENL_ID_CTRL, fill_family);
+	} else if ((req->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP) {
+		/* Only QP_GET has a dumpit; a refused dump gets an ack. */
+		if (genl->cmd == MRC_CMD_QP_GET && strcmp(fake_mode(), "oldqp"))
+			fake_qp_dump(req);
+		else
+			fake_ack(req, EOPNOTSUPP, NULL, -1, 1);
+		return (ssize_t)len;
+	} else if (genl->cmd == MRC_CMD_QP_GET) {
+		fake_ack(req, EOPNOTSUPP, NULL, -1, 1);	/* no doit */
+		return (ssize_t)len;
 	} else if (genl->cmd == MRC_CMD_CONFIG_GET) {
 		fake_reply(req, FAKE_FAMILY, fill_config);
 	} else if (genl->cmd == MRC_CMD_STATS_GET) {
@@ -236,19 +494,22 @@ ssize_t mnl_socket_sendto(const struct mnl_socket *nl, const void *buf,
 	return (ssize_t)len;
 }
 
-/* Hand out the reply and the ack in separate reads, as the kernel may. */
+/*
+ * Hand out the answer in the reads fake_end() made: the reply and the
+ * ack separately, as the kernel may; a dump's messages one or several at
+ * a time.
+ */
 ssize_t mnl_socket_recvfrom(const struct mnl_socket *nl, void *buf,
 			    size_t size)
 {
-	const struct nlmsghdr *nlh = (const struct nlmsghdr *)fake_out;
 	size_t len;
 
 	(void)nl;
-	if (!fake_out_len) {
+	if (!fake_out_len || !fake_nr_reads) {
 		errno = EAGAIN;
 		return -1;
 	}
-	len = NLMSG_ALIGN(nlh->nlmsg_len);
+	len = fake_reads[0];
 	if (len > size) {
 		errno = ENOSPC;
 		return -1;
@@ -256,5 +517,8 @@ ssize_t mnl_socket_recvfrom(const struct mnl_socket *nl, void *buf,
 	memcpy(buf, fake_out, len);
 	fake_out_len -= len;
 	memmove(fake_out, fake_out + len, fake_out_len);
+	fake_nr_reads--;
+	memmove(fake_reads, fake_reads + 1,
+		fake_nr_reads * sizeof(fake_reads[0]));
 	return (ssize_t)len;
 }

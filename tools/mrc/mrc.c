@@ -85,8 +85,9 @@ void mrc_help(void)
 	fputs("Usage: mrc [ OPTIONS ] config [ show ]\n"
 	      "       mrc [ OPTIONS ] config set KEY VALUE [ KEY VALUE ]...\n"
 	      "       mrc [ OPTIONS ] stats [ show ]\n"
+	      "       mrc [ OPTIONS ] qp [ show ]\n"
 	      "       mrc help\n"
-	      "OPTIONS := { -j[son] | -p[retty] | -h[elp] | -V[ersion] }\n",
+	      "OPTIONS := { -j[son] | -p[retty] | -s[tats] | -h[elp] | -V[ersion] }\n",
 	      stdout);
 	mrc_help_keys();
 	fputs("\nRead-only values of config show:", stdout);
@@ -94,7 +95,8 @@ void mrc_help(void)
 		printf("%s %s", i ? "," : "", mrc_ro_params[i].key);
 	fputs("\nThe kernel checks ranges and the rule\n"
 	      "  starting-port-offset + 2^entropy-mask-bits - 1 <= 65535.\n"
-	      "See mrc(8).\n", stdout);
+	      "qp show prints the counters of a queue pair that are not zero,\n"
+	      "all of them with -s.  See mrc(8).\n", stdout);
 }
 
 static void mrc_version(void)
@@ -110,6 +112,7 @@ static void mrc_version(void)
 static const struct option mrc_long_opts[] = {
 	{ "json",	no_argument,	NULL,	'j' },
 	{ "pretty",	no_argument,	NULL,	'p' },
+	{ "stats",	no_argument,	NULL,	's' },
 	{ "help",	no_argument,	NULL,	'h' },
 	{ "version",	no_argument,	NULL,	'V' },
 	{ NULL,		0,		NULL,	0 },
@@ -121,7 +124,7 @@ static int mrc_parse_opts(int argc, char **argv, struct mrc_opts *opts)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long_only(argc, argv, "+jphV", mrc_long_opts,
+	while ((c = getopt_long_only(argc, argv, "+jpshV", mrc_long_opts,
 				     NULL)) != -1) {
 		switch (c) {
 		case 'j':
@@ -129,6 +132,9 @@ static int mrc_parse_opts(int argc, char **argv, struct mrc_opts *opts)
 			break;
 		case 'p':
 			opts->pretty = true;
+			break;
+		case 's':
+			opts->stats = true;
 			break;
 		case 'h':
 			mrc_help();
@@ -146,7 +152,9 @@ static int mrc_parse_opts(int argc, char **argv, struct mrc_opts *opts)
 
 int main(int argc, char **argv)
 {
-	struct mrc_opts opts = { .json = false, .pretty = false };
+	struct mrc_opts opts = {
+		.json = false, .pretty = false, .stats = false,
+	};
 	int ret;
 
 	ret = mrc_parse_opts(argc, argv, &opts);
@@ -161,6 +169,8 @@ int main(int argc, char **argv)
 		return mrc_cmd_config(argc - 1, argv + 1, &opts);
 	if (mrc_matches(argv[0], "stats"))
 		return mrc_cmd_stats(argc - 1, argv + 1, &opts);
+	if (mrc_matches(argv[0], "qp"))
+		return mrc_cmd_qp(argc - 1, argv + 1, &opts);
 	if (mrc_matches(argv[0], "help")) {
 		mrc_help();
 		return MRC_EXIT_OK;

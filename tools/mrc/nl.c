@@ -2,9 +2,12 @@
 /*
  * mrc(8): requests to the "mrc" generic netlink family.
  *
- * Every request is a doit with NLM_F_ACK: the kernel sends the reply, if
- * the command has one, then an ack that carries the errno and, with
- * NETLINK_EXT_ACK, a message and the offset of the offending attribute.
+ * A doit request has NLM_F_ACK: the kernel sends the reply, if the command
+ * has one, then an ack that carries the errno and, with NETLINK_EXT_ACK, a
+ * message and the offset of the offending attribute.  A dump request
+ * (NLM_F_DUMP) is answered by any number of replies, in as many reads as
+ * the kernel likes, and NLMSG_DONE, which carries the errno of a dump that
+ * failed part way; a dump refused from the start gets an ack instead.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -58,6 +61,24 @@ struct nlmsghdr *mrc_nl_request(struct mrc_nl *nl, uint8_t cmd)
 	return mrc_nl_put_header(nl, nl->family, cmd, MRC_GENL_VERSION);
 }
 
+/**
+ * mrc_nl_dump_request() - start a dump request to the mrc family
+ * @nl: an open session
+ * @cmd: MRC_CMD_* with a dumpit
+ *
+ * No NLM_F_ACK: NLMSG_DONE ends a dump that worked, an ack one that did
+ * not start.
+ *
+ * Return: the request, in @nl's request buffer, for mrc_nl_talk().
+ */
+struct nlmsghdr *mrc_nl_dump_request(struct mrc_nl *nl, uint8_t cmd)
+{
+	struct nlmsghdr *nlh = mrc_nl_request(nl, cmd);
+
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	return nlh;
+}
+
 /* The type of the attribute at byte @off of our request, or -1. */
 static int mrc_nl_attr_at(const struct nlmsghdr *req, uint32_t off)
 {
@@ -85,20 +106,18 @@ static int mrc_nl_ext_ack_attr_cb(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
-/* Copy the message and offending attribute of an extended ack. */
-static void mrc_nl_parse_ext_ack(const struct nlmsghdr *nlh,
-				 struct mrc_nl_call *call)
+/*
+ * Copy the message and offending attribute of the extended ack TLVs at
+ * byte @off of the payload of @nlh, an ack or a NLMSG_DONE.
+ */
+static void mrc_nl_parse_ext_ack_at(const struct nlmsghdr *nlh, size_t off,
+				    struct mrc_nl_call *call)
 {
-	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *tb[NLMSGERR_ATTR_MAX + 1] = { NULL };
 	const struct nlattr *offs;
-	size_t off = sizeof(*err);
 
 	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
 		return;
-	/* Unless capped, the ack echoes our whole request first. */
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-		off += mnl_nlmsg_get_payload_len(&err->msg);
 	if (off > mnl_nlmsg_get_payload_len(nlh))
 		return;
 	if (mnl_attr_parse(nlh, off, mrc_nl_ext_ack_attr_cb, tb) != MNL_CB_OK)
@@ -111,6 +130,19 @@ static void mrc_nl_parse_ext_ack(const struct nlmsghdr *nlh,
 	if (offs)
 		call->e->bad_attr = mrc_nl_attr_at(call->req,
 						   mnl_attr_get_u32(offs));
+}
+
+/* Copy the message and offending attribute of an extended ack. */
+static void mrc_nl_parse_ext_ack(const struct nlmsghdr *nlh,
+				 struct mrc_nl_call *call)
+{
+	const struct nlmsgerr *err = mnl_nlmsg_get_payload(nlh);
+	size_t off = sizeof(*err);
+
+	/* Unless capped, the ack echoes our whole request first. */
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += mnl_nlmsg_get_payload_len(&err->msg);
+	mrc_nl_parse_ext_ack_at(nlh, off, call);
 }
 
 static int mrc_nl_error_cb(const struct nlmsghdr *nlh, void *data)
@@ -131,11 +163,22 @@ static int mrc_nl_error_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_ERROR;
 }
 
+/* The end of a dump: its payload is the errno the dump ended with. */
 static int mrc_nl_done_cb(const struct nlmsghdr *nlh, void *data)
 {
-	(void)nlh;
-	(void)data;
-	return MNL_CB_STOP;
+	struct mrc_nl_call *call = data;
+	int err;
+
+	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(err))
+		return MNL_CB_STOP;	/* nothing to check */
+	memcpy(&err, mnl_nlmsg_get_payload(nlh), sizeof(err));
+	/* TLVs of an extended ack may follow, as in an ack. */
+	mrc_nl_parse_ext_ack_at(nlh, MNL_ALIGN(sizeof(err)), call);
+	if (!err)
+		return MNL_CB_STOP;
+	call->e->err = err < 0 ? -err : err;
+	errno = call->e->err;
+	return MNL_CB_ERROR;
 }
 
 static int mrc_nl_data_cb(const struct nlmsghdr *nlh, void *data)
@@ -154,17 +197,21 @@ static mnl_cb_t mrc_nl_ctl_cbs[NLMSG_MIN_TYPE] = {
 };
 
 /**
- * mrc_nl_talk() - send a request and parse the answers until the ack
+ * mrc_nl_talk() - send a request, parse the answers until the ack or DONE
  * @nl: an open session
- * @req: the request, from mrc_nl_request() or mrc_nl_put_header()
+ * @req: the request, from mrc_nl_request(), mrc_nl_dump_request() or
+ *	 mrc_nl_put_header()
  * @cb: called with each reply message (may be NULL); it returns MNL_CB_OK,
- *	or MNL_CB_ERROR with errno set
+ *	or MNL_CB_ERROR with errno set.  A dump's replies come until its
+ *	NLMSG_DONE; one the kernel flagged NLM_F_DUMP_INTR (the objects
+ *	changed during the dump) fails the talk with EINTR
  * @data: passed to @cb
  * @e: filled with the outcome
  *
  * A warning in a successful ack is printed here.
  *
- * Return: 0 if the kernel acked the request, else -1 with @e->err set.
+ * Return: 0 if the kernel acked the request or ended the dump without an
+ * error, else -1 with @e->err set.
  */
 int mrc_nl_talk(struct mrc_nl *nl, struct nlmsghdr *req, mnl_cb_t cb,
 		void *data, struct mrc_nl_err *e)

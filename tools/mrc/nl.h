@@ -30,6 +30,7 @@ struct mrc_nl_err {
 int mrc_nl_open(struct mrc_nl *nl);
 void mrc_nl_close(struct mrc_nl *nl);
 struct nlmsghdr *mrc_nl_request(struct mrc_nl *nl, uint8_t cmd);
+struct nlmsghdr *mrc_nl_dump_request(struct mrc_nl *nl, uint8_t cmd);
 int mrc_nl_talk(struct mrc_nl *nl, struct nlmsghdr *req, mnl_cb_t cb,
 		void *data, struct mrc_nl_err *e);
 int mrc_nl_report(const struct mrc_nl_err *e, const char *what,

@@ -1,23 +1,48 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mrc(8): output of one record, as "key value" lines or as a JSON object.
+ * mrc(8): output of records, as "key value" lines or as JSON.
  *
  * Plain output is one "key value" line per member, with the kebab-case
- * key.  JSON output is one object with the snake_case keys, on one line, or
- * indented by four spaces per member with pretty printing (as ip -j -p).
+ * key.  JSON output is one object (or a list of objects, which may hold
+ * objects of their own) with the snake_case keys, on one line, or indented
+ * by four spaces per level with pretty printing.
  */
 #include <inttypes.h>
 
 #include "output.h"
 
-void mrc_out_begin(struct mrc_out *o, FILE *f, bool json, bool pretty)
+static void mrc_out_open(struct mrc_out *o, char open, char close)
+{
+	fputc(open, o->f);
+	if (o->depth < MRC_OUT_MAX_DEPTH) {
+		o->count[o->depth] = 0;
+		o->close[o->depth] = close;
+	}
+	o->depth++;
+}
+
+static void mrc_out_init(struct mrc_out *o, FILE *f, bool json, bool pretty)
 {
 	o->f = f;
 	o->json = json;
 	o->pretty = pretty;
-	o->count = 0;
+	o->depth = 0;
+}
+
+/* Start a record: one JSON object. */
+void mrc_out_begin(struct mrc_out *o, FILE *f, bool json, bool pretty)
+{
+	mrc_out_init(o, f, json, pretty);
 	if (json)
-		fputc('{', f);
+		mrc_out_open(o, '{', '}');
+}
+
+/* Start a list of records: a JSON array, of mrc_out_object_begin()s. */
+void mrc_out_begin_list(struct mrc_out *o, FILE *f, bool json, bool pretty)
+{
+	mrc_out_init(o, f, json, pretty);
+	if (json)
+		mrc_out_open(o, '[', ']');
 }
 
 static void mrc_out_json_string(FILE *f, const char *s)
@@ -36,27 +61,76 @@ static void mrc_out_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+static void mrc_out_indent(struct mrc_out *o, unsigned int depth)
+{
+	fputc('\n', o->f);
+	fprintf(o->f, "%*s", (int)(4 * depth), "");
+}
+
+/*
+ * Start a JSON member: the separator, the line break and indent, and the
+ * key unless @json_key is NULL (a member of a list).
+ */
+static void mrc_out_json_member(struct mrc_out *o, const char *json_key)
+{
+	unsigned int i = o->depth - 1;
+
+	if (o->depth && i < MRC_OUT_MAX_DEPTH && o->count[i]++)
+		fputc(',', o->f);
+	if (o->pretty)
+		mrc_out_indent(o, o->depth);
+	if (json_key) {
+		mrc_out_json_string(o->f, json_key);
+		fputs(o->pretty ? ": " : ":", o->f);
+	}
+}
+
 /* Start a member: the separator and key in JSON, the key otherwise. */
 static void mrc_out_key(struct mrc_out *o, const char *key,
 			const char *json_key)
 {
-	if (!o->json) {
+	if (o->json)
+		mrc_out_json_member(o, json_key);
+	else
 		fprintf(o->f, "%s ", key);
-		return;
-	}
-	if (o->count)
-		fputc(',', o->f);
-	if (o->pretty)
-		fputs("\n    ", o->f);
-	mrc_out_json_string(o->f, json_key);
-	fputs(o->pretty ? ": " : ":", o->f);
-	o->count++;
 }
 
 static void mrc_out_member_end(struct mrc_out *o)
 {
 	if (!o->json)
 		fputc('\n', o->f);
+}
+
+/*
+ * JSON only: open an object, as a member named @json_key of the object
+ * open now, or as the next element of the list open now (@json_key NULL).
+ */
+void mrc_out_object_begin(struct mrc_out *o, const char *json_key)
+{
+	if (!o->json)
+		return;
+	mrc_out_json_member(o, json_key);
+	mrc_out_open(o, '{', '}');
+}
+
+static void mrc_out_close(struct mrc_out *o)
+{
+	unsigned int i = o->depth - 1;
+	char close = '}';
+
+	if (i < MRC_OUT_MAX_DEPTH) {
+		close = o->close[i];
+		if (o->pretty && o->count[i])
+			mrc_out_indent(o, i);
+	}
+	fputc(close, o->f);
+	o->depth--;
+}
+
+void mrc_out_object_end(struct mrc_out *o)
+{
+	if (o->json && o->depth > 1)
+		mrc_out_close(o);
 }
 
 void mrc_out_u64(struct mrc_out *o, const char *key, const char *json_key,
@@ -90,13 +164,17 @@ void mrc_out_bool(struct mrc_out *o, const char *key, const char *json_key,
 	mrc_out_member_end(o);
 }
 
-/* Return: 0, or -1 if writing failed (e.g. stdout is a full disk). */
+/*
+ * Close what is still open and flush.
+ *
+ * Return: 0, or -1 if writing failed (e.g. stdout is a full disk).
+ */
 int mrc_out_end(struct mrc_out *o)
 {
 	if (o->json) {
-		if (o->pretty && o->count)
-			fputc('\n', o->f);
-		fputs("}\n", o->f);
+		while (o->depth)
+			mrc_out_close(o);
+		fputc('\n', o->f);
 	}
 	if (fflush(o->f) || ferror(o->f))
 		return -1;

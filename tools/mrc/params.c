@@ -25,11 +25,14 @@ static const char * const mrc_spraying_names[] = {
 
 static const char * const mrc_bool_names[] = { "off", "on" };
 
-/* Multipliers of the link rate's suffixes, to Mbit/s. */
-static const struct {
+/* A suffix of a number, and what it multiplies the number by. */
+struct mrc_suffix {
 	const char *suffix;
 	__u32 mult;
-} mrc_rate_suffixes[] = {
+};
+
+/* The link rate's suffixes, to Mbit/s. */
+static const struct mrc_suffix mrc_rate_suffixes[] = {
 	{ "",		1 },
 	{ "m",		1 },
 	{ "mbit",	1 },
@@ -37,6 +40,17 @@ static const struct {
 	{ "gbit",	1000 },
 	{ "t",		1000000 },
 	{ "tbit",	1000000 },
+};
+
+/* A size's suffixes, to bytes: powers of 1024, as for ip link's sizes. */
+static const struct mrc_suffix mrc_size_suffixes[] = {
+	{ "",		1 },
+	{ "k",		1024 },
+	{ "kib",	1024 },
+	{ "m",		1024 * 1024 },
+	{ "mib",	1024 * 1024 },
+	{ "g",		1024 * 1024 * 1024 },
+	{ "gib",	1024 * 1024 * 1024 },
 };
 
 enum mrc_value_kind mrc_param_kind(const struct mrc_config_param *p)
@@ -49,6 +63,8 @@ enum mrc_value_kind mrc_param_kind(const struct mrc_config_param *p)
 		return MRC_KIND_BOOL;
 	case MRC_A_LINK_RATE_MBPS:
 		return MRC_KIND_RATE;
+	case MRC_A_MAX_MSG_SIZE:
+		return MRC_KIND_SIZE;
 	default:
 		return MRC_KIND_U32;
 	}
@@ -65,6 +81,7 @@ const char *mrc_param_unit(const struct mrc_config_param *p)
 	case MRC_A_LINK_RATE_MBPS:
 		return "Mbit/s";
 	case MRC_A_MSS:
+	case MRC_A_MAX_MSG_SIZE:
 		return "bytes";
 	case MRC_A_SACK_LOSS_MIN_RETX_PKTS:
 		return "packets";
@@ -124,6 +141,31 @@ int mrc_parse_u32(const char *s, __u32 *val)
 	return mrc_parse_u32_len(s, strlen(s), val);
 }
 
+/* Digits, then one of the @n suffixes of @sfx in any case. */
+static int mrc_parse_suffixed(const char *s, const struct mrc_suffix *sfx,
+			      size_t n, __u32 *val)
+{
+	size_t ndigits = strspn(s, "0123456789");
+	const char *suffix = s + ndigits;
+	__u32 v;
+	size_t i;
+	int err;
+
+	for (i = 0; i < n; i++)
+		if (!strcasecmp(suffix, sfx[i].suffix))
+			break;
+	if (i == n)
+		return -EINVAL;
+
+	err = mrc_parse_u32_len(s, ndigits, &v);
+	if (err)
+		return err;
+	if ((__u64)v * sfx[i].mult > UINT32_MAX)
+		return -ERANGE;
+	*val = v * sfx[i].mult;
+	return 0;
+}
+
 /**
  * mrc_parse_rate() - parse a link rate
  * @s: decimal Mbit/s, optionally followed by M, G or T (or Mbit, Gbit,
@@ -134,25 +176,22 @@ int mrc_parse_u32(const char *s, __u32 *val)
  */
 int mrc_parse_rate(const char *s, __u32 *mbps)
 {
-	size_t ndigits = strspn(s, "0123456789");
-	const char *suffix = s + ndigits;
-	__u32 v;
-	size_t i;
-	int err;
+	return mrc_parse_suffixed(s, mrc_rate_suffixes,
+				  ARRAY_SIZE(mrc_rate_suffixes), mbps);
+}
 
-	for (i = 0; i < ARRAY_SIZE(mrc_rate_suffixes); i++)
-		if (!strcasecmp(suffix, mrc_rate_suffixes[i].suffix))
-			break;
-	if (i == ARRAY_SIZE(mrc_rate_suffixes))
-		return -EINVAL;
-
-	err = mrc_parse_u32_len(s, ndigits, &v);
-	if (err)
-		return err;
-	if ((__u64)v * mrc_rate_suffixes[i].mult > UINT32_MAX)
-		return -ERANGE;
-	*mbps = v * mrc_rate_suffixes[i].mult;
-	return 0;
+/**
+ * mrc_parse_size() - parse a size in bytes
+ * @s: decimal bytes, optionally followed by K, M or G (or KiB, MiB, GiB;
+ *     any case) for units of 1024, 1024^2 or 1024^3 bytes
+ * @bytes: where to store the size in bytes
+ *
+ * Return: 0, -EINVAL if @s is not a size, -ERANGE if it exceeds u32.
+ */
+int mrc_parse_size(const char *s, __u32 *bytes)
+{
+	return mrc_parse_suffixed(s, mrc_size_suffixes,
+				  ARRAY_SIZE(mrc_size_suffixes), bytes);
 }
 
 /* Look @s up in @names (NULL holes allowed), else parse it as a number. */
@@ -193,6 +232,8 @@ int mrc_param_parse(const struct mrc_config_param *p, const char *s,
 				       ARRAY_SIZE(mrc_bool_names), s, val);
 	case MRC_KIND_RATE:
 		return mrc_parse_rate(s, val);
+	case MRC_KIND_SIZE:
+		return mrc_parse_size(s, val);
 	default:
 		return mrc_parse_u32(s, val);
 	}
@@ -208,6 +249,8 @@ const char *mrc_param_syntax(const struct mrc_config_param *p)
 		return "on, off or an unsigned decimal integer";
 	case MRC_KIND_RATE:
 		return "an unsigned decimal integer in Mbit/s, optionally followed by M, G or T";
+	case MRC_KIND_SIZE:
+		return "an unsigned decimal integer in bytes, optionally followed by K, M or G (powers of 1024)";
 	default:
 		return "an unsigned decimal integer";
 	}

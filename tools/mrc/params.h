@@ -22,6 +22,7 @@ enum mrc_value_kind {
 	MRC_KIND_SPRAYING,	/* none | default | unsigned decimal */
 	MRC_KIND_BOOL,		/* on | off | unsigned decimal */
 	MRC_KIND_RATE,		/* Mbit/s, optional M, G or T suffix */
+	MRC_KIND_SIZE,		/* bytes, optional K, M or G suffix */
 };
 
 /* A read-only value of MRC_CMD_CONFIG_GET replies. */
@@ -41,6 +42,7 @@ const struct mrc_ro_param *mrc_ro_param_by_key(const char *key);
 
 int mrc_parse_u32(const char *s, __u32 *val);
 int mrc_parse_rate(const char *s, __u32 *mbps);
+int mrc_parse_size(const char *s, __u32 *bytes);
 int mrc_param_parse(const struct mrc_config_param *p, const char *s,
 		    __u32 *val);
 const char *mrc_param_syntax(const struct mrc_config_param *p);

@@ -12,16 +12,11 @@
 #include "cli.h"
 #include "nl.h"
 #include "output.h"
-
-/* The counters of a MRC_CMD_STATS_GET reply. */
-struct mrc_stats_reply {
-	uint64_t val[MRC_STAT_MAX + 1];
-	bool has[MRC_STAT_MAX + 1];
-};
+#include "stats.h"
 
 static int mrc_stats_attr_cb(const struct nlattr *attr, void *data)
 {
-	struct mrc_stats_reply *reply = data;
+	struct mrc_stats *reply = data;
 	uint16_t type = mnl_attr_get_type(attr);
 
 	/* Padding, and counters of a newer kernel, have no name here. */
@@ -36,15 +31,38 @@ static int mrc_stats_attr_cb(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
+/**
+ * mrc_stats_parse() - read a nest of MRC_STAT_* counters
+ * @nest: MRC_A_STATS, or MRC_QP_A_STATS
+ * @st: where to add the counters
+ *
+ * Return: MNL_CB_OK, or MNL_CB_ERROR with errno set.
+ */
+int mrc_stats_parse(const struct nlattr *nest, struct mrc_stats *st)
+{
+	if (mnl_attr_validate(nest, MNL_TYPE_NESTED) < 0) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	return mnl_attr_parse_nested(nest, mrc_stats_attr_cb, st);
+}
+
+/* Every counter of @st, in MRC_STAT_* order, named as in stat_names.h. */
+void mrc_stats_out(struct mrc_out *o, const struct mrc_stats *st)
+{
+	int i;
+
+	for (i = 0; i <= MRC_STAT_MAX; i++)
+		if (st->has[i])
+			mrc_out_u64(o, mrc_stat_names[i], mrc_stat_names[i],
+				    st->val[i]);
+}
+
 static int mrc_stats_top_cb(const struct nlattr *attr, void *data)
 {
 	if (mnl_attr_get_type(attr) != MRC_A_STATS)
 		return MNL_CB_OK;
-	if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0) {
-		errno = EBADMSG;
-		return MNL_CB_ERROR;
-	}
-	return mnl_attr_parse_nested(attr, mrc_stats_attr_cb, data);
+	return mrc_stats_parse(attr, data);
 }
 
 static int mrc_stats_reply_cb(const struct nlmsghdr *nlh, void *data)
@@ -53,17 +71,13 @@ static int mrc_stats_reply_cb(const struct nlmsghdr *nlh, void *data)
 			      mrc_stats_top_cb, data);
 }
 
-static int mrc_stats_print(const struct mrc_stats_reply *reply,
+static int mrc_stats_print(const struct mrc_stats *reply,
 			   const struct mrc_opts *opts)
 {
 	struct mrc_out o;
-	int i;
 
 	mrc_out_begin(&o, stdout, opts->json, opts->pretty);
-	for (i = 0; i <= MRC_STAT_MAX; i++)
-		if (reply->has[i])
-			mrc_out_u64(&o, mrc_stat_names[i], mrc_stat_names[i],
-				    reply->val[i]);
+	mrc_stats_out(&o, reply);
 	if (mrc_out_end(&o) < 0) {
 		fprintf(stderr, "mrc: writing the output: %s\n",
 			strerror(errno));
@@ -74,7 +88,7 @@ static int mrc_stats_print(const struct mrc_stats_reply *reply,
 
 static int mrc_stats_show(int argc, char **argv, const struct mrc_opts *opts)
 {
-	struct mrc_stats_reply reply;
+	struct mrc_stats reply;
 	int ret;
 
 	if (argc > 0)

@@ -15,12 +15,13 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 
 # run MODE ARGS...: run mrc on the fake kernel; stdout, stderr, exit in $tmp.
+# The fake keeps its configuration in $tmp/state from one run to the next.
 run()
 {
 	mode=$1
 	shift
-	MRC_FAKE=$mode MRC_FAKE_DUMP=$tmp/dump LD_PRELOAD=$FAKE \
-		"$MRC" "$@" >"$tmp/out" 2>"$tmp/err"
+	MRC_FAKE=$mode MRC_FAKE_DUMP=$tmp/dump MRC_FAKE_STATE=$tmp/state \
+		LD_PRELOAD=$FAKE "$MRC" "$@" >"$tmp/out" 2>"$tmp/err"
 	echo $? >"$tmp/rc"
 }
 
@@ -39,20 +40,53 @@ expect()
 	grep -qF -e "$3" "$tmp/$2" || bad "$4: no \"$3\" in $2"
 }
 
+# expect_out RC DESCRIPTION: last run exited RC, its stdout is stdin.
+expect_out()
+{
+	cat >"$tmp/want"
+	[ "$(cat "$tmp/rc")" = "$1" ] || bad "$2: exit $(cat "$tmp/rc"), not $1"
+	if ! cmp -s "$tmp/want" "$tmp/out"; then
+		echo "FAIL: $2: output differs (- wanted, + got):"
+		diff -u "$tmp/want" "$tmp/out" | sed -n '3,$p'
+		fail=1
+	fi
+}
+
+# expect_json DESCRIPTION EXPR: stdout is JSON, and the Python expression
+# EXPR of it (j) is true.
+expect_json()
+{
+	command -v python3 >/dev/null || return 0
+	python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(0 if eval(sys.argv[2]) else 1)' "$tmp/out" "$2" ||
+		bad "$1: not JSON, or not $2"
+}
+
+# lines FILE N DESCRIPTION: FILE in $tmp has N lines.
+lines()
+{
+	[ "$(wc -l <"$tmp/$1")" -eq "$2" ] ||
+		bad "$3: $(wc -l <"$tmp/$1") lines, not $2"
+}
+
 run ok config show
 expect 0 out "spraying default" "config show"
 expect 0 out "qp-groups off" "config show"
 expect 0 out "trimming on" "config show"
 expect 0 out "bdp-bytes 300000" "config show"
 expect 0 out "active-set 72" "config show"
-[ "$(wc -l <"$tmp/out")" -eq 14 ] || bad "config show: not 14 lines"
+expect 0 out "max-msg-size 67108864" "config show"
+expect 0 out "retry-limit 7" "config show"
+lines out 16 "config show"
 
 run ok -j config show
 expect 0 out '{"packet_spraying_type":"default","entropy_mask_bits":7,' \
 	"config show -j"
 expect 0 out '"qp_groups_enabled":false,"trimming_enabled":true,' \
 	"config show -j"
-expect 0 out '"bdp_bytes":300000,"active_ev_set":72}' "config show -j"
+expect 0 out '"rto_us":4000,"max_msg_size":67108864,"retry_limit":7,"bdp_bytes":300000,"active_ev_set":72}' \
+	"config show -j"
 [ "$(wc -l <"$tmp/out")" -eq 1 ] || bad "config show -j: not one line"
 
 run ok -j -p config show
@@ -65,16 +99,77 @@ fi
 run ok stats
 expect 0 out "rx_packets 2001" "stats"
 expect 0 out "rx_drop_no_qp 7001" "stats"
-[ "$(wc -l <"$tmp/out")" -eq 6 ] || bad "stats: not 6 lines"
+expect 0 out "rx_drop_malformed 8001" "stats"
+expect 0 out "total_rtx_sack 18001" "stats"
+expect 0 out "calc_mean_reorder_depth 29001" "stats"
+expect 0 out "calc_max_reorder_depth 30001" "stats"
+[ "$(tail -n 1 "$tmp/out")" = "tx_errors 34001" ] || bad "stats: last line"
+lines out 33 "stats"
 
 run ok -json stats show
 expect 0 out '{"rx_packets":2001,"rx_bytes":3001,' "stats -json"
+expect 0 out '"calc_mean_reorder_depth":29001,"calc_max_reorder_depth":30001,' \
+	"stats -json"
+expect 0 out '"qp_failed":33001,"tx_errors":34001}' "stats -json"
+expect_json "stats -json" \
+	'len(j) == 33 and all(type(v) is int for v in j.values())'
 
 rm -f "$tmp/dump"
 run ok config set spraying none qp-groups on link-rate 100G rto 4000
 expect 0 rc 0 "config set"
 grep -qx "cmd 2 flags 0x5 2=0 11=1 10=100000 13=4000" "$tmp/dump" ||
 	bad "config set: sent $(cat "$tmp/dump")"
+
+# The two keys after rto: set, read back, and kept by a rejected set.
+rm -f "$tmp/dump" "$tmp/state"
+run ok config set max-msg-size 1M retry-limit 3
+expect 0 rc 0 "config set max-msg-size retry-limit"
+grep -qx "cmd 2 flags 0x5 17=1048576 18=3" "$tmp/dump" ||
+	bad "config set max-msg-size retry-limit: sent $(cat "$tmp/dump")"
+run ok config show
+expect 0 out "max-msg-size 1048576" "config show after set"
+expect 0 out "retry-limit 3" "config show after set"
+run ok -j config show
+expect 0 out '"max_msg_size":1048576,"retry_limit":3,' "config show -j after set"
+run ok config set max-msg-size 1073741824 retry-limit 255
+expect 0 rc 0 "config set max-msg-size retry-limit at their max"
+run ok config set max-msg-size 1 retry-limit 1
+expect 0 rc 0 "config set max-msg-size retry-limit at their min"
+run ok config set max-msg-size 64MiB retry-limit 7
+run ok config show
+expect 0 out "max-msg-size 67108864" "config set max-msg-size 64MiB"
+expect 0 out "retry-limit 7" "config set retry-limit 7"
+
+# range MESSAGE KEY VALUE...: the fake kernel refuses, nothing changes.
+range()
+{
+	msg=$1
+	shift
+	run ok config show
+	mv "$tmp/out" "$tmp/before"
+	run ok config set "$@"
+	expect 2 err "mrc: Error: $msg (Numerical result out of range)" \
+		"config set $*"
+	[ -s "$tmp/out" ] && bad "config set $*: wrote to stdout"
+	run ok config show
+	cmp -s "$tmp/before" "$tmp/out" || bad "config set $*: changed"
+}
+range "MaxMessageSize (max-msg-size) must be in 1..1073741824" \
+	max-msg-size 0
+range "MaxMessageSize (max-msg-size) must be in 1..1073741824" \
+	max-msg-size 1073741825
+range "MaxMessageSize (max-msg-size) must be in 1..1073741824" \
+	retry-limit 3 max-msg-size 2G
+range "RetryLimit (retry-limit) must be in 1..255" retry-limit 0
+range "RetryLimit (retry-limit) must be in 1..255" retry-limit 256
+range "RetryLimit (retry-limit) must be in 1..255" \
+	max-msg-size 4096 retry-limit 4294967295
+run noext config set mss 100 retry-limit 0
+expect 2 err "mrc: the kernel rejected retry-limit: Invalid argument" \
+	"offset only, new key"
+run ok config set starting-port-offset 65409
+expect 2 err "mrc: Error: StartingPortOffset + 2^EntropyMaskBits - 1 must not exceed 65535 (Invalid argument)" \
+	"port rule"
 
 run extack config set entropy-mask-bits 9
 expect 2 err \
@@ -111,15 +206,127 @@ run ok config set mss
 expect 1 err 'missing value for key "mss"' "missing value"
 run ok config set active-set 5
 expect 1 err '"active-set" is read-only' "read-only"
+run ok config set max-msg-size 4G
+expect 1 err 'value "4G" for max-msg-size does not fit in 32 bits' \
+	"max-msg-size overflow"
+run ok config set max-msg-size 64MB
+expect 1 err 'invalid value "64MB" for max-msg-size: expected an unsigned decimal integer in bytes, optionally followed by K, M or G' \
+	"max-msg-size suffix"
+run ok config set retry-limit 7K
+expect 1 err 'invalid value "7K" for retry-limit: expected an unsigned decimal integer' \
+	"retry-limit suffix"
+run ok qp show now
+expect 1 err 'unexpected argument "now"' "qp: extra argument"
+run ok qp frob
+expect 1 err 'unknown qp command "frob"' "qp: unknown command"
 run ok config show now
 expect 1 err 'unexpected argument "now"' "extra argument"
 run ok --frob config show
 expect 1 err 'unknown option' "unknown option"
 [ -e "$tmp/dump" ] && bad "usage errors: sent $(cat "$tmp/dump")"
 
+# --- qp show: a dump over several reads --------------------------------
+
+rm -f "$tmp/dump"
+run ok qp show
+expect_out 0 "qp show" <<'END'
+qpn 1 local-port 5000 remote 192.0.2.1:6000 udp-sport 300 state open
+    snd-nxt 1000 snd-una 990 rcv-nxt 500 cwnd 300000 inflight 40960
+    srtt 12us base-rtt 6us tx-queued 2 rx-pending 1
+    tx_packets 1000 tx_bytes 4096000 tx_data_packets 990 ack_rx 10
+    calc_mean_reorder_depth 3
+qpn 2 local-port 5001 remote [2001:db8::2]:7000 udp-sport 301 state failed
+    snd-nxt 16777215 snd-una 16777208 rcv-nxt 0 cwnd 8192 inflight 8192
+    srtt 4000us base-rtt 9us tx-queued 1 rx-pending 0
+    tx_packets 80 total_rtx_timeout 7 total_timeouts 7 qp_failed 1
+END
+[ -s "$tmp/err" ] && bad "qp show: wrote to stderr"
+# A dump request: NLM_F_REQUEST | NLM_F_DUMP, no attributes, no ack.
+grep -qx "cmd 4 flags 0x301" "$tmp/dump" ||
+	bad "qp show: sent $(cat "$tmp/dump")"
+
+run ok q
+expect 0 out "qpn 2 local-port 5001 remote [2001:db8::2]:7000" "mrc q"
+
+# -s: every counter, zeros too, wrapped.
+run ok -s qp
+expect 0 out "    rx_packets 0 rx_bytes 0 rx_drop_short 0 rx_drop_bad_version 0" \
+	"qp -s"
+expect 0 out "    qp_opened 0 qp_closed 0 qp_failed 1 tx_errors 0" "qp -s"
+[ "$(awk 'length > 80' "$tmp/out")" ] && bad "qp -s: lines over 80 columns"
+lines out 22 "qp -s"
+run ok --stats qp list
+lines out 22 "qp --stats"
+
+run ok -j qp show
+expect 0 out '[{"qpn":1,"family":"inet","local_port":5000,"remote_addr":"192.0.2.1","remote_port":6000,"udp_sport":300,"state":"open","snd_nxt":1000,"snd_una":990,"rcv_nxt":500,"cwnd":300000,"inflight":40960,"srtt_us":12,"base_rtt_us":6,"tx_queued":2,"rx_pending":1,"stats":{"rx_packets":0,' \
+	"qp -j"
+expect 0 out '"calc_mean_reorder_depth":3,' "qp -j"
+expect 0 out '"tx_errors":0}},{"qpn":2,"family":"inet6","local_port":5001,"remote_addr":"2001:db8::2","remote_port":7000,"udp_sport":301,"state":"failed","snd_nxt":16777215,' \
+	"qp -j"
+expect 0 out '"qp_failed":1,"tx_errors":0}}]' "qp -j"
+lines out 1 "qp -j"
+expect_json "qp -j" 'len(j) == 2 and len(j[0]) == 17 and len(j[1]["stats"]) == 33 and j[1]["stats"]["total_timeouts"] == 7 and j[0]["stats"]["ack_rx"] == 10'
+
+run ok -j -p qp
+[ "$(head -n 3 "$tmp/out")" = '[
+    {
+        "qpn": 1,' ] || bad "qp -j -p: start"
+expect 0 out '        "stats": {' "qp -j -p"
+expect 0 out '            "rx_packets": 0,' "qp -j -p"
+[ "$(tail -n 4 "$tmp/out")" = '            "tx_errors": 0
+        }
+    }
+]' ] || bad "qp -j -p: end"
+expect_json "qp -j -p" 'j[0]["remote_addr"] == "192.0.2.1" and j[1]["remote_addr"] == "2001:db8::2" and j[1]["state"] == "failed"'
+
+# No queue pairs: nothing, or an empty list.
+run noqp qp show
+expect_out 0 "qp show, no queue pairs" </dev/null
+run noqp -s qp show
+expect_out 0 "qp -s, no queue pairs" </dev/null
+run noqp -j qp show
+echo "[]" | expect_out 0 "qp -j, no queue pairs"
+run noqp -j -p qp show
+echo "[]" | expect_out 0 "qp -j -p, no queue pairs"
+
+# Errors: a module without the dump, a dump failing part way, malformed.
+run oldqp qp show
+expect 2 err "mrc: the loaded mrc module cannot list queue pairs (no MRC_CMD_QP_GET dump): Operation not supported" \
+	"qp: old module"
+run qperr -j qp show
+expect 2 err "mrc: Error: fake: no memory for the dump (Cannot allocate memory)" \
+	"qp: dump error in NLMSG_DONE"
+[ -s "$tmp/out" ] && bad "qp: dump error: wrote to stdout"
+run qpbad qp show
+expect 2 err "mrc: reading the queue pairs: Bad message" "qp: 5-byte address"
+[ -s "$tmp/out" ] && bad "qp: 5-byte address: wrote to stdout"
+run nofamily qp show
+expect 3 err 'mrc: the mrc module is not loaded' "qp: no family"
+
+# NLM_F_DUMP_INTR: the dump is retried, three times at most.
+rm -f "$tmp/dump"
+run qpintr qp show
+expect 0 out "qpn 2 local-port 5001" "qp: one interrupted dump"
+[ "$(grep -c "^cmd 4 " "$tmp/dump")" -eq 2 ] ||
+	bad "qp: one interrupted dump: $(grep -c "^cmd 4 " "$tmp/dump") dumps, not 2"
+lines out 9 "qp: one interrupted dump"
+rm -f "$tmp/dump"
+run qpintr-always qp show
+expect 2 err "mrc: the queue pairs changed during each of 3 dumps; try again" \
+	"qp: every dump interrupted"
+[ "$(grep -c "^cmd 4 " "$tmp/dump")" -eq 3 ] ||
+	bad "qp: every dump interrupted: $(grep -c "^cmd 4 " "$tmp/dump") dumps, not 3"
+[ -s "$tmp/out" ] && bad "qp: every dump interrupted: wrote to stdout"
+
 run ok --help
 expect 0 out "sack-loss-min-retx-pkts SACKLossMinRetxPkts    1..65535 packets" \
 	"help"
+expect 0 out "max-msg-size            MaxMessageSize         1..1073741824 bytes 67108864" \
+	"help"
+expect 0 out "retry-limit             RetryLimit             1..255              7" \
+	"help"
+expect 0 out "mrc [ OPTIONS ] qp [ show ]" "help"
 run ok -V
 expect 0 out "mrc utility, version" "version"
 

@@ -91,8 +91,40 @@ static void test_rate(void)
 	CHECK(parse("link-rate", "400Gbps", &v) == -EINVAL);
 	CHECK(parse("link-rate", "400 G", &v) == -EINVAL);
 	CHECK(parse("link-rate", "-400G", &v) == -EINVAL);
-	/* Suffixes are for the link rate only. */
+	/* Suffixes are for the link rate and max-msg-size only. */
 	CHECK(parse("mss", "4G", &v) == -EINVAL);
+	CHECK(parse("mss", "4K", &v) == -EINVAL);
+	CHECK(parse("retry-limit", "1K", &v) == -EINVAL);
+}
+
+static void test_size(void)
+{
+	__u32 v;
+
+	CHECK(parse("max-msg-size", "67108864", &v) == 0 && v == 67108864);
+	CHECK(parse("max-msg-size", "0", &v) == 0 && v == 0);
+	CHECK(parse("max-msg-size", "64M", &v) == 0 && v == 67108864);
+	CHECK(parse("max-msg-size", "64m", &v) == 0 && v == 67108864);
+	CHECK(parse("max-msg-size", "64MiB", &v) == 0 && v == 67108864);
+	CHECK(parse("max-msg-size", "1k", &v) == 0 && v == 1024);
+	CHECK(parse("max-msg-size", "1KiB", &v) == 0 && v == 1024);
+	CHECK(parse("max-msg-size", "1G", &v) == 0 && v == 1073741824);
+	CHECK(parse("max-msg-size", "3gib", &v) == 0 && v == 3221225472U);
+	CHECK(parse("max-msg-size", "4194303K", &v) == 0 &&
+	      v == 4294966272U);
+	CHECK(parse("max-msg-size", "4G", &v) == -ERANGE);
+	CHECK(parse("max-msg-size", "4194304K", &v) == -ERANGE);
+	CHECK(parse("max-msg-size", "4294967296", &v) == -ERANGE);
+	CHECK(parse("max-msg-size", "M", &v) == -EINVAL);
+	CHECK(parse("max-msg-size", "", &v) == -EINVAL);
+	CHECK(parse("max-msg-size", "1.5M", &v) == -EINVAL);
+	CHECK(parse("max-msg-size", "64MB", &v) == -EINVAL);
+	CHECK(parse("max-msg-size", "64 M", &v) == -EINVAL);
+	CHECK(parse("max-msg-size", "1T", &v) == -EINVAL);
+	CHECK(parse("max-msg-size", "-1", &v) == -EINVAL);
+	CHECK(parse("retry-limit", "7", &v) == 0 && v == 7);
+	/* Ranges are the kernel's business. */
+	CHECK(parse("retry-limit", "256", &v) == 0 && v == 256);
 }
 
 static void test_keys(void)
@@ -110,6 +142,11 @@ static void test_keys(void)
 	CHECK(mrc_ro_param_by_key("bdp-bytes")->attr == MRC_A_BDP_BYTES);
 	CHECK(mrc_ro_param_by_key("active-set")->attr == MRC_A_ACTIVE_SET);
 	CHECK(!mrc_ro_param_by_key("mss"));
+	CHECK(mrc_param_by_key("max-msg-size")->attr == MRC_A_MAX_MSG_SIZE);
+	CHECK(mrc_param_by_key("retry-limit")->attr == MRC_A_RETRY_LIMIT);
+	CHECK(!strcmp(mrc_param_unit(mrc_param_by_key("max-msg-size")),
+		      "bytes"));
+	CHECK(!strcmp(mrc_param_unit(mrc_param_by_key("retry-limit")), ""));
 }
 
 static void test_names(void)
@@ -125,6 +162,9 @@ static void test_names(void)
 	CHECK(!strcmp(mrc_param_value_name(trim, 1), "on"));
 	CHECK(!mrc_param_value_name(trim, 7));
 	CHECK(!mrc_param_value_name(mss, 0));
+	CHECK(!mrc_param_value_name(mrc_param_by_key("max-msg-size"),
+				    67108864));
+	CHECK(!mrc_param_value_name(mrc_param_by_key("retry-limit"), 1));
 }
 
 /* The active set at the defaults is what mrc(8) documents. */
@@ -136,6 +176,8 @@ static void test_defaults(void)
 	CHECK(mrc_bdp_bytes(&cfg) == 300000);
 	CHECK(mrc_active_set_size(&cfg) == 72);
 	CHECK(!mrc_config_check(&cfg));
+	CHECK(cfg.max_msg_size == 67108864);
+	CHECK(cfg.retry_limit == 7);
 }
 
 int main(void)
@@ -143,6 +185,7 @@ int main(void)
 	test_u32();
 	test_named();
 	test_rate();
+	test_size();
 	test_keys();
 	test_names();
 	test_defaults();

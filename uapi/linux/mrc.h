@@ -25,6 +25,12 @@
  *   Request: no attributes.
  *   Reply:   MRC_A_STATS, a nest of MRC_STAT_* u64 counters for the netns.
  *
+ * MRC_CMD_QP_GET (dumpit, any user in the netns)
+ *   Request: no attributes.
+ *   Reply:   one message per open queue pair, each an MRC_A_QP nest of
+ *            MRC_QP_A_* attributes, its MRC_QP_A_STATS nest holding the
+ *            same MRC_STAT_* counters for that queue pair alone.
+ *
  * Configuration attributes (all NLA_U32; the names in brackets are the
  * spec's attribute names and the CLI's keys):
  *
@@ -51,6 +57,12 @@
  *   MRC_A_TRIMMING               [TrimmingEnabled, trimming] 0..1, default 1.
  *   MRC_A_RTO_US                 [retransmission timeout, rto]
  *        100..10000000 microseconds, default 4000.
+ *   MRC_A_MAX_MSG_SIZE           [maximum message size, max-msg-size]
+ *        1..1073741824 bytes, default 67108864 (64 MiB): the largest
+ *        message a socket sends or accepts.
+ *   MRC_A_RETRY_LIMIT            [retry limit, retry-limit]
+ *        1..255, default 7: retransmission timeouts in a row, without
+ *        progress, after which a queue pair fails with ETIMEDOUT.
  *
  * Read-only attributes (CONFIG_GET replies; rejected in CONFIG_SET):
  *
@@ -61,7 +73,9 @@
  *
  * Socket API (queue pairs and messages; see mrc(7)):
  *   socket(AF_INET or AF_INET6, SOCK_DGRAM, IPPROTO_MRC); options at
- *   level SOL_MRC.
+ *   level SOL_MRC.  bind() takes a port (0 picks one), sendmsg() sends one
+ *   whole message of 0..max-msg-size bytes, recvmsg() returns one whole
+ *   message and its sender's address and port.
  */
 #ifndef _UAPI_LINUX_MRC_H
 #define _UAPI_LINUX_MRC_H
@@ -79,6 +93,15 @@
 /* Socket option level. */
 #define SOL_MRC			288
 
+/*
+ * Socket options at level SOL_MRC:
+ *
+ * MRC_SO_UDP_SPORT (int, 0..65535): the UDP source port, the entropy value
+ *   under spraying type None, of queue pairs this socket opens from now on;
+ *   0, the default, lets mrc pick one from the entropy range.
+ */
+#define MRC_SO_UDP_SPORT	1
+
 enum mrc_spraying_type {
 	MRC_SPRAYING_NONE	= 0,
 	MRC_SPRAYING_DEFAULT	= 1,
@@ -89,6 +112,7 @@ enum mrc_cmd {
 	MRC_CMD_CONFIG_GET,
 	MRC_CMD_CONFIG_SET,
 	MRC_CMD_STATS_GET,
+	MRC_CMD_QP_GET,
 
 	__MRC_CMD_MAX,
 };
@@ -113,6 +137,9 @@ enum mrc_attr {
 	MRC_A_BDP_BYTES,
 	MRC_A_ACTIVE_SET,
 	MRC_A_STATS,
+	MRC_A_MAX_MSG_SIZE,
+	MRC_A_RETRY_LIMIT,
+	MRC_A_QP,
 
 	__MRC_A_MAX,
 };
@@ -132,11 +159,76 @@ enum mrc_stat {
 	MRC_STAT_RX_DROP_SHORT,		/* shorter than its headers */
 	MRC_STAT_RX_DROP_BAD_VERSION,	/* BTH transport version not 0 */
 	MRC_STAT_RX_DROP_BAD_OPCODE,	/* opcode mrc does not know */
-	MRC_STAT_RX_DROP_NO_QP,		/* valid, but no queue pair for it */
+	MRC_STAT_RX_DROP_NO_QP,		/* valid, but no socket bound to its
+					 * port, or no queue pair for feedback
+					 */
+	MRC_STAT_RX_DROP_MALFORMED,	/* fields that contradict each other */
+	MRC_STAT_RX_DROP_OUT_OF_WINDOW,	/* PSN or message outside the window,
+					 * or from a closed QP incarnation
+					 */
+	MRC_STAT_RX_DROP_NO_MEM,	/* receive buffer full or no memory */
+	MRC_STAT_RX_DUP_PACKETS,	/* data already received, discarded */
+	MRC_STAT_TX_PACKETS,		/* every packet sent */
+	MRC_STAT_TX_BYTES,		/* UDP payload bytes of those */
+	MRC_STAT_TX_DATA_PACKETS,	/* data packets, retransmissions too */
+	MRC_STAT_RX_DATA_PACKETS,	/* data packets accepted */
+	MRC_STAT_TX_MSGS,		/* messages fully acknowledged */
+	MRC_STAT_RX_MSGS,		/* messages completed for the reader */
+	MRC_STAT_RTX_SACK,		/* retransmissions a SACK gap caused */
+	MRC_STAT_RTX_TIMEOUT,		/* retransmissions a timeout caused */
+	MRC_STAT_TIMEOUTS,		/* retransmission timeouts */
+	MRC_STAT_ACK_TX,
+	MRC_STAT_ACK_RX,
+	MRC_STAT_SACK_TX,
+	MRC_STAT_SACK_RX,
+	MRC_STAT_NACK_TX,
+	MRC_STAT_NACK_RX,
+	MRC_STAT_OOO_EVENTS,		/* data ahead of the next expected PSN */
+	MRC_STAT_REORDER_DEPTH_SUM,	/* PSNs held out of order, summed over
+					 * those events
+					 */
+	MRC_STAT_CALC_MEAN_REORDER_DEPTH, /* sum / events, rounded down */
+	MRC_STAT_CALC_MAX_REORDER_DEPTH,  /* largest PSNs held out of order */
+	MRC_STAT_QP_OPENED,
+	MRC_STAT_QP_CLOSED,
+	MRC_STAT_QP_FAILED,		/* QPs that hit the retry limit */
+	MRC_STAT_TX_ERRORS,		/* no route, or the stack refused */
 
 	__MRC_STAT_MAX,
 };
 
 #define MRC_STAT_MAX (__MRC_STAT_MAX - 1)
+
+enum mrc_qp_state {
+	MRC_QP_STATE_OPEN,		/* sending and receiving */
+	MRC_QP_STATE_FAILED,		/* retry limit reached */
+};
+
+/* Attributes in an MRC_A_QP nest. */
+enum mrc_qp_attr {
+	MRC_QP_A_UNSPEC,
+	MRC_QP_A_PAD,
+	MRC_QP_A_QPN,			/* u32: local QP number */
+	MRC_QP_A_FAMILY,		/* u16: AF_INET or AF_INET6 */
+	MRC_QP_A_LOCAL_PORT,		/* u16: the socket's mrc port */
+	MRC_QP_A_REMOTE_ADDR,		/* binary: 4 or 16 bytes */
+	MRC_QP_A_REMOTE_PORT,		/* u16: the peer socket's mrc port */
+	MRC_QP_A_UDP_SPORT,		/* u16: the QP's own UDP source port */
+	MRC_QP_A_STATE,			/* u32: enum mrc_qp_state */
+	MRC_QP_A_SND_NXT,		/* u32: next PSN to send */
+	MRC_QP_A_SND_UNA,		/* u32: oldest PSN not acknowledged */
+	MRC_QP_A_RCV_NXT,		/* u32: next PSN expected */
+	MRC_QP_A_CWND,			/* u32: congestion window, bytes */
+	MRC_QP_A_INFLIGHT,		/* u32: bytes sent, not acknowledged */
+	MRC_QP_A_SRTT_US,		/* u32: smoothed RTT */
+	MRC_QP_A_BASE_RTT_US,		/* u32: lowest RTT seen */
+	MRC_QP_A_TX_QUEUED,		/* u32: messages not yet acknowledged */
+	MRC_QP_A_RX_PENDING,		/* u32: messages being received */
+	MRC_QP_A_STATS,			/* nest of MRC_STAT_* u64 */
+
+	__MRC_QP_A_MAX,
+};
+
+#define MRC_QP_A_MAX (__MRC_QP_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_MRC_H */

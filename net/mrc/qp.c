@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Queue pairs: one per (socket, remote address, remote port), opened on
+ * first use by either end and closed by the reaper once idle.
+ *
+ * Lifetime: a QP is on its socket's table (read under RCU by the receive
+ * path) and on its namespace's list, which together hold one reference;
+ * senders and the reaper take their own.  mrc_qp_kill() unlinks it, marks
+ * it dead under its lock so nothing arms its timer again, cancels the
+ * timer and drops the tables' reference; the memory goes after an RCU
+ * grace period, and the QP's reference on its socket with it.
+ */
+#include <linux/random.h>
+#include <linux/slab.h>
+
+#include <mrc/mrc.h>
+
+static u32 mrc_qp_hash(const struct in6_addr *addr, u16 port)
+{
+	return ipv6_addr_hash(addr) ^ port;
+}
+
+/**
+ * mrc_qp_lookup() - find a socket's queue pair to a remote socket
+ * @ms: the socket
+ * @addr: remote address (IPv4 v4-mapped)
+ * @port: remote mrc port
+ *
+ * Context: rcu_read_lock() held; the QP may be dead, which its lock tells.
+ *
+ * Return: the QP or NULL.
+ */
+struct mrc_qp *mrc_qp_lookup(struct mrc_sock *ms, const struct in6_addr *addr,
+			     u16 port)
+{
+	struct mrc_qp *qp;
+
+	hash_for_each_possible_rcu(ms->qps, qp, node, mrc_qp_hash(addr, port))
+		if (qp->rport == port && ipv6_addr_equal(&qp->raddr, addr) &&
+		    !READ_ONCE(qp->dead))
+			return qp;
+	return NULL;
+}
+
+static void mrc_qp_free_rcu(struct rcu_head *rcu)
+{
+	struct mrc_qp *qp = container_of(rcu, struct mrc_qp, rcu);
+
+	kfree(qp->ring);
+	kfree(qp->rx_bitmap);
+	kfree(qp->rx_slots);
+	kfree(qp);
+}
+
+/**
+ * mrc_qp_put() - drop a reference on a queue pair
+ * @qp: the QP
+ */
+void mrc_qp_put(struct mrc_qp *qp)
+{
+	if (!refcount_dec_and_test(&qp->ref))
+		return;
+	sock_put(mrc_to_sk(qp->ms));
+	call_rcu(&qp->rcu, mrc_qp_free_rcu);
+}
+
+static struct mrc_qp *mrc_qp_alloc(struct mrc_sock *ms,
+				   const struct in6_addr *addr, u16 port,
+				   gfp_t gfp)
+{
+	struct mrc_qp *qp;
+
+	qp = kzalloc(sizeof(*qp), gfp);
+	if (!qp)
+		return NULL;
+	qp->ring = kcalloc(MRC_WINDOW, sizeof(*qp->ring), gfp);
+	qp->rx_bitmap = bitmap_zalloc(MRC_WINDOW, gfp);
+	qp->rx_slots = kcalloc(MRC_WINDOW, sizeof(*qp->rx_slots), gfp);
+	if (!qp->ring || !qp->rx_bitmap || !qp->rx_slots) {
+		mrc_qp_free_rcu(&qp->rcu);
+		return NULL;
+	}
+	spin_lock_init(&qp->lock);
+	refcount_set(&qp->ref, 2);
+	qp->ms = ms;
+	qp->mn = ms->mn;
+	qp->family = mrc_to_sk(ms)->sk_family;
+	qp->lport = READ_ONCE(ms->port);
+	qp->rport = port;
+	qp->raddr = *addr;
+	INIT_LIST_HEAD(&qp->tx_queue);
+	__skb_queue_head_init(&qp->xq);
+	INIT_LIST_HEAD(&qp->list);
+	hrtimer_init(&qp->rto_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->rto_timer.function = mrc_rto_fire;
+	qp->last_tx = jiffies;
+	qp->last_rx = jiffies;
+	return qp;
+}
+
+/* The QP's own UDP source port: the socket option, else one of the
+ * entropy range picked from the QP's identity.
+ */
+static u16 mrc_qp_pick_sport(struct mrc_qp *qp, u16 opt)
+{
+	const struct mrc_config *c;
+	u32 range, off;
+
+	if (opt)
+		return opt;
+	rcu_read_lock();
+	c = mrc_cfg(qp->mn);
+	range = mrc_entropy_range(c);
+	off = c->starting_port_offset;
+	rcu_read_unlock();
+	return off + (mrc_qp_hash(&qp->raddr, qp->rport) ^ qp->lport) %
+		range;
+}
+
+/**
+ * mrc_qp_get_or_create() - the socket's QP to a remote socket, opened now
+ * if there is none
+ * @ms: the socket
+ * @addr: remote address (IPv4 v4-mapped)
+ * @port: remote mrc port
+ * @gfp: allocation flags for a new QP
+ *
+ * Return: the QP with a reference the caller puts, or ERR_PTR: -ENOBUFS,
+ * -EPIPE when the socket is closing, -EMFILE at the QP limit.
+ */
+struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
+				    const struct in6_addr *addr, u16 port,
+				    gfp_t gfp)
+{
+	struct mrc_net *mn = ms->mn;
+	struct mrc_qp *qp, *new;
+	int ret;
+
+	rcu_read_lock();
+	qp = mrc_qp_lookup(ms, addr, port);
+	if (qp && refcount_inc_not_zero(&qp->ref)) {
+		rcu_read_unlock();
+		return qp;
+	}
+	rcu_read_unlock();
+
+	new = mrc_qp_alloc(ms, addr, port, gfp);
+	if (!new)
+		return ERR_PTR(-ENOBUFS);
+
+	spin_lock_bh(&ms->lock);
+	hash_for_each_possible(ms->qps, qp, node, mrc_qp_hash(addr, port)) {
+		if (qp->rport == port && ipv6_addr_equal(&qp->raddr, addr) &&
+		    !READ_ONCE(qp->dead) && refcount_inc_not_zero(&qp->ref)) {
+			spin_unlock_bh(&ms->lock);
+			mrc_qp_free_rcu(&new->rcu);
+			return qp;
+		}
+	}
+	ret = ms->closing ? -EPIPE :
+	      ms->nr_qps >= MRC_MAX_QPS_PER_SOCK ||
+	      atomic_read(&mn->nr_qps) >= MRC_MAX_QPS_PER_NET ? -EMFILE : 0;
+	if (ret) {
+		spin_unlock_bh(&ms->lock);
+		mrc_qp_free_rcu(&new->rcu);
+		return ERR_PTR(ret);
+	}
+	new->udp_sport = mrc_qp_pick_sport(new, READ_ONCE(ms->udp_sport));
+	sock_hold(mrc_to_sk(ms));
+	ms->nr_qps++;
+	hash_add_rcu(ms->qps, &new->node, mrc_qp_hash(addr, port));
+
+	spin_lock(&mn->qp_lock);
+	mn->next_qpn = (mn->next_qpn + 1) & MRC_QPN_MASK;
+	if (!mn->next_qpn)
+		mn->next_qpn = 1;
+	new->qpn = mn->next_qpn;
+	list_add_tail(&new->list, &mn->qps);
+	spin_unlock(&mn->qp_lock);
+	atomic_inc(&mn->nr_qps);
+	spin_unlock_bh(&ms->lock);
+
+	spin_lock_bh(&new->lock);
+	mrc_qp_stat_inc(new, MRC_STAT_QP_OPENED);
+	spin_unlock_bh(&new->lock);
+	queue_delayed_work(system_wq, &mn->reaper,
+			   msecs_to_jiffies(MRC_EPOCH_IDLE_MS / 4));
+	return new;
+}
+
+/**
+ * mrc_qp_free_rx_msg() - drop a message being received
+ * @qp: its queue pair, locked
+ * @m: the message
+ */
+void mrc_qp_free_rx_msg(struct mrc_qp *qp, struct mrc_rx_msg *m)
+{
+	mrc_rx_msg_free(qp->ms, m);
+}
+
+static void mrc_qp_rx_purge(struct mrc_qp *qp)
+{
+	u32 i;
+
+	for (i = 0; i < MRC_WINDOW; i++) {
+		if (qp->rx_slots[i]) {
+			mrc_qp_free_rx_msg(qp, qp->rx_slots[i]);
+			qp->rx_slots[i] = NULL;
+		}
+	}
+	qp->rx_partial = 0;
+}
+
+/* Under the QP's lock: may the reaper close it?  A QP of a closing
+ * socket goes once its messages are acknowledged (or its sending
+ * direction failed); any other once it has been idle both ways, which
+ * also drops a message whose sender went silent halfway.
+ */
+static bool mrc_qp_idle(struct mrc_qp *qp)
+{
+	unsigned long idle = msecs_to_jiffies(MRC_QP_IDLE_MS);
+	bool tx_done = list_empty(&qp->tx_queue);
+
+	if (READ_ONCE(qp->ms->closing))
+		return tx_done;
+	return tx_done && time_after(jiffies, qp->last_tx + idle) &&
+	       time_after(jiffies, qp->last_rx + idle);
+}
+
+/**
+ * mrc_qp_kill() - close a queue pair, dropping what it still holds
+ * @qp: the QP; the caller holds a reference besides the tables'
+ * @if_idle: only if the reaper may close it, decided under its lock
+ *
+ * Context: process context (cancels the QP's timer).
+ *
+ * Return: true if this call closed the QP.
+ */
+bool mrc_qp_kill(struct mrc_qp *qp, bool if_idle)
+{
+	struct mrc_sock *ms = qp->ms;
+	struct mrc_net *mn = qp->mn;
+	bool last;
+
+	/* Once dead, nothing is queued, placed or acknowledged on it:
+	 * senders retry on a new QP and receivers drop.
+	 */
+	spin_lock_bh(&qp->lock);
+	if (qp->dead || (if_idle && !mrc_qp_idle(qp))) {
+		spin_unlock_bh(&qp->lock);
+		return false;
+	}
+	WRITE_ONCE(qp->dead, true);
+	spin_unlock_bh(&qp->lock);
+
+	spin_lock_bh(&ms->lock);
+	hash_del_rcu(&qp->node);
+	ms->nr_qps--;
+	last = ms->closing && !ms->nr_qps;
+	spin_unlock_bh(&ms->lock);
+
+	spin_lock_bh(&mn->qp_lock);
+	list_del_init(&qp->list);
+	spin_unlock_bh(&mn->qp_lock);
+	atomic_dec(&mn->nr_qps);
+
+	hrtimer_cancel(&qp->rto_timer);
+
+	spin_lock_bh(&qp->lock);
+	mrc_qp_tx_purge(qp);
+	mrc_qp_rx_purge(qp);
+	__skb_queue_purge(&qp->xq);
+	mrc_qp_stat_inc(qp, MRC_STAT_QP_CLOSED);
+	spin_unlock_bh(&qp->lock);
+
+	if (last)
+		mrc_sock_last_qp_closed(ms);
+	mrc_qp_put(qp);
+	return true;
+}
+
+/**
+ * mrc_qp_close_all() - close every queue pair of a socket now
+ * @ms: the socket, closing
+ */
+void mrc_qp_close_all(struct mrc_sock *ms)
+{
+	struct mrc_qp *qp;
+	int bkt;
+
+	for (;;) {
+		struct mrc_qp *found = NULL;
+
+		spin_lock_bh(&ms->lock);
+		hash_for_each(ms->qps, bkt, qp, node) {
+			if (refcount_inc_not_zero(&qp->ref)) {
+				found = qp;
+				break;
+			}
+		}
+		spin_unlock_bh(&ms->lock);
+		if (!found)
+			break;
+		if (!mrc_qp_kill(found, false)) {
+			/* Dead but not yet unlinked by whoever killed it. */
+			mrc_qp_put(found);
+			cond_resched();
+			continue;
+		}
+		mrc_qp_put(found);
+	}
+}
+
+/**
+ * mrc_reaper_work() - close the namespace's idle queue pairs
+ * @work: the namespace's reaper
+ *
+ * Runs while the namespace has queue pairs.
+ */
+void mrc_reaper_work(struct work_struct *work)
+{
+	struct mrc_net *mn = container_of(to_delayed_work(work),
+					  struct mrc_net, reaper);
+	unsigned int cap = atomic_read(&mn->nr_qps) + 16, i, n = 0;
+	struct mrc_qp *qp, **a;
+
+	a = kvmalloc_array(cap, sizeof(*a), GFP_KERNEL);
+	if (a) {
+		spin_lock_bh(&mn->qp_lock);
+		list_for_each_entry(qp, &mn->qps, list) {
+			if (n == cap)
+				break;
+			if (refcount_inc_not_zero(&qp->ref))
+				a[n++] = qp;
+		}
+		spin_unlock_bh(&mn->qp_lock);
+		for (i = 0; i < n; i++) {
+			mrc_qp_kill(a[i], true);
+			mrc_qp_put(a[i]);
+		}
+		kvfree(a);
+	}
+
+	if (atomic_read(&mn->nr_qps))
+		queue_delayed_work(system_wq, &mn->reaper,
+				   msecs_to_jiffies(MRC_EPOCH_IDLE_MS / 4));
+}

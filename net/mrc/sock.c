@@ -1,0 +1,779 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The message socket: socket(AF_INET or AF_INET6, SOCK_DGRAM, IPPROTO_MRC).
+ *
+ * A socket is bound to an mrc port, which is what the wire's destination QP
+ * field names.  Each message goes to a queue pair per remote address and
+ * port (qp.c), which segments, sends and retransmits it (tx.c); complete
+ * messages from every queue pair wait on the socket's queue for recvmsg().
+ *
+ * Lifetime: the receive path finds sockets under RCU (SOCK_RCU_FREE), and
+ * every queue pair holds a reference.  close() orphans the socket; its
+ * queue pairs still deliver what was queued, and the last one to close
+ * unbinds the port and drops the last reference.
+ */
+#include <linux/module.h>
+#include <linux/net.h>
+#include <linux/poll.h>
+#include <linux/random.h>
+#include <linux/sched/signal.h>
+#include <linux/vmalloc.h>
+#include <net/inet_common.h>
+#include <net/protocol.h>
+#include <net/sock.h>
+#include <net/transp_v6.h>
+
+#include <mrc/mrc.h>
+
+#define MRC_EPHEMERAL_LO	32768
+#define MRC_EPHEMERAL_HI	60999
+
+static u32 mrc_port_hash(int family, u16 port)
+{
+	return (u32)port * 2 + (family == AF_INET6);
+}
+
+static bool mrc_port_used(struct mrc_net *mn, int family, u16 port)
+{
+	struct mrc_sock *ms;
+
+	hash_for_each_possible(mn->ports, ms, port_node,
+			       mrc_port_hash(family, port))
+		if (ms->port == port && mrc_to_sk(ms)->sk_family == family)
+			return true;
+	return false;
+}
+
+/**
+ * mrc_sock_lookup() - the socket bound to an mrc port
+ * @mn: the namespace
+ * @family: AF_INET or AF_INET6
+ * @port: the port
+ *
+ * Context: rcu_read_lock() held; the socket stays valid until it is
+ * released.
+ *
+ * Return: the socket, or NULL.
+ */
+struct mrc_sock *mrc_sock_lookup(struct mrc_net *mn, int family, u16 port)
+{
+	struct mrc_sock *ms;
+
+	hash_for_each_possible_rcu(mn->ports, ms, port_node,
+				   mrc_port_hash(family, port))
+		if (READ_ONCE(ms->port) == port &&
+		    mrc_to_sk(ms)->sk_family == family)
+			return ms;
+	return NULL;
+}
+
+static int mrc_do_bind(struct mrc_sock *ms, u16 port)
+{
+	struct sock *sk = mrc_to_sk(ms);
+	struct mrc_net *mn = ms->mn;
+	int ret = 0;
+	u32 i, n;
+
+	spin_lock_bh(&mn->port_lock);
+	if (ms->port) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (port) {
+		if (mrc_port_used(mn, sk->sk_family, port)) {
+			ret = -EADDRINUSE;
+			goto out;
+		}
+	} else {
+		n = MRC_EPHEMERAL_HI - MRC_EPHEMERAL_LO + 1;
+		if (!mn->next_port)
+			mn->next_port = get_random_u32_below(n);
+		for (i = 0; i < n; i++) {
+			u16 p = MRC_EPHEMERAL_LO + (mn->next_port + i) % n;
+
+			if (!mrc_port_used(mn, sk->sk_family, p)) {
+				port = p;
+				mn->next_port = (mn->next_port + i + 1) % n;
+				break;
+			}
+		}
+		if (!port) {
+			ret = -EADDRINUSE;
+			goto out;
+		}
+	}
+	WRITE_ONCE(ms->port, port);
+	inet_sk(sk)->inet_sport = htons(port);
+	inet_sk(sk)->inet_num = port;
+	hash_add_rcu(mn->ports, &ms->port_node,
+		     mrc_port_hash(sk->sk_family, port));
+out:
+	spin_unlock_bh(&mn->port_lock);
+	return ret;
+}
+
+static void mrc_sock_unbind(struct mrc_sock *ms)
+{
+	struct mrc_net *mn = ms->mn;
+
+	spin_lock_bh(&mn->port_lock);
+	if (ms->port)
+		hash_del_rcu(&ms->port_node);
+	spin_unlock_bh(&mn->port_lock);
+}
+
+/* Parse a destination; IPv4 addresses are kept v4-mapped. */
+static int mrc_get_addr(struct sock *sk, const void *uaddr, int len,
+			struct in6_addr *addr, u16 *port)
+{
+	if (sk->sk_family == AF_INET) {
+		const struct sockaddr_in *sin = uaddr;
+
+		if (len < (int)sizeof(*sin))
+			return -EINVAL;
+		if (sin->sin_family != AF_INET)
+			return -EAFNOSUPPORT;
+		ipv6_addr_set_v4mapped(sin->sin_addr.s_addr, addr);
+		*port = ntohs(sin->sin_port);
+	} else {
+		const struct sockaddr_in6 *sin6 = uaddr;
+
+		if (len < SIN6_LEN_RFC2133)
+			return -EINVAL;
+		if (sin6->sin6_family != AF_INET6)
+			return -EAFNOSUPPORT;
+		if (ipv6_addr_v4mapped(&sin6->sin6_addr))
+			return -EAFNOSUPPORT;
+		*addr = sin6->sin6_addr;
+		*port = ntohs(sin6->sin6_port);
+	}
+	return 0;
+}
+
+static int mrc_put_addr(struct sock *sk, void *uaddr,
+			const struct in6_addr *addr, u16 port)
+{
+	struct sockaddr_in6 *sin6;
+
+	if (sk->sk_family == AF_INET) {
+		struct sockaddr_in *sin = uaddr;
+
+		memset(sin, 0, sizeof(*sin));
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		sin->sin_addr.s_addr = addr->s6_addr32[3];
+		return sizeof(*sin);
+	}
+	sin6 = uaddr;
+	memset(sin6, 0, sizeof(*sin6));
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons(port);
+	sin6->sin6_addr = *addr;
+	return sizeof(*sin6);
+}
+
+static int mrc_bind(struct socket *sock, struct sockaddr *uaddr, int len)
+{
+	struct mrc_sock *ms = mrc_sk(sock->sk);
+	struct in6_addr addr;
+	u16 port;
+	int ret;
+
+	ret = mrc_get_addr(sock->sk, uaddr, len, &addr, &port);
+	if (ret)
+		return ret;
+	return mrc_do_bind(ms, port);
+}
+
+static int mrc_connect(struct socket *sock, struct sockaddr *uaddr, int len,
+		       int flags)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *ms = mrc_sk(sk);
+	struct in6_addr addr;
+	u16 port;
+	int ret;
+
+	if (len >= (int)sizeof(sa_family_t) && uaddr->sa_family == AF_UNSPEC) {
+		WRITE_ONCE(ms->peer_port, 0);
+		return 0;
+	}
+	ret = mrc_get_addr(sk, uaddr, len, &addr, &port);
+	if (ret)
+		return ret;
+	if (!port)
+		return -EINVAL;
+	lock_sock(sk);
+	ms->peer = addr;
+	WRITE_ONCE(ms->peer_port, port);
+	release_sock(sk);
+	return 0;
+}
+
+static int mrc_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *ms = mrc_sk(sk);
+	struct in6_addr any = {};
+
+	if (peer) {
+		if (!READ_ONCE(ms->peer_port))
+			return -ENOTCONN;
+		return mrc_put_addr(sk, uaddr, &ms->peer, ms->peer_port);
+	}
+	if (sk->sk_family == AF_INET)
+		ipv6_addr_set_v4mapped(htonl(INADDR_ANY), &any);
+	return mrc_put_addr(sk, uaddr, &any, READ_ONCE(ms->port));
+}
+
+/* The memory a message costs while the sender holds it. */
+static u32 mrc_tx_charge(u32 len)
+{
+	return len + sizeof(struct mrc_tx_msg);
+}
+
+static bool mrc_tx_room(struct mrc_sock *ms, u32 charge)
+{
+	s64 held = atomic64_read(&ms->tx_mem);
+
+	return !held || held + charge <= READ_ONCE(mrc_to_sk(ms)->sk_sndbuf);
+}
+
+/* Charge @charge to the socket if it fits, or if the socket holds
+ * nothing, so a message larger than SO_SNDBUF can still be sent alone.
+ */
+static bool mrc_tx_reserve(struct mrc_sock *ms, u32 charge)
+{
+	s64 held = atomic64_read(&ms->tx_mem);
+
+	for (;;) {
+		s64 old;
+
+		if (held && held + charge > READ_ONCE(mrc_to_sk(ms)->sk_sndbuf))
+			return false;
+		old = atomic64_cmpxchg(&ms->tx_mem, held, held + charge);
+		if (old == held)
+			return true;
+		held = old;
+	}
+}
+
+static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *ms = mrc_sk(sk);
+	struct mrc_tx_msg *m;
+	struct in6_addr addr;
+	struct mrc_qp *qp;
+	u32 max_len, charge;
+	long timeo;
+	u16 port;
+	int ret;
+
+	if (msg->msg_flags & MSG_OOB)
+		return -EOPNOTSUPP;
+	if (msg->msg_name) {
+		ret = mrc_get_addr(sk, msg->msg_name, msg->msg_namelen, &addr,
+				   &port);
+		if (ret)
+			return ret;
+		if (!port)
+			return -EINVAL;
+	} else {
+		lock_sock(sk);
+		port = ms->peer_port;
+		addr = ms->peer;
+		release_sock(sk);
+		if (!port)
+			return -EDESTADDRREQ;
+	}
+
+	rcu_read_lock();
+	max_len = mrc_cfg(ms->mn)->max_msg_size;
+	rcu_read_unlock();
+	if (len > max_len)
+		return -EMSGSIZE;
+
+	if (!READ_ONCE(ms->port)) {
+		ret = mrc_do_bind(ms, 0);
+		if (ret && ret != -EINVAL)
+			return ret;
+	}
+
+	ret = sock_error(sk);
+	if (ret)
+		return ret;
+
+	charge = mrc_tx_charge(len);
+	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
+	while (!mrc_tx_reserve(ms, charge)) {
+		if (!timeo)
+			return -EAGAIN;
+		timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
+							 mrc_tx_room(ms, charge) ||
+							 READ_ONCE(sk->sk_err),
+							 timeo);
+		if (signal_pending(current))
+			return sock_intr_errno(timeo);
+		ret = sock_error(sk);
+		if (ret)
+			return ret;
+	}
+
+	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
+	if (!m) {
+		ret = -ENOBUFS;
+		goto err_uncharge;
+	}
+	m->len = len;
+	m->charge = charge;
+	m->buf = kvmalloc(len ?: 1, GFP_KERNEL_ACCOUNT);
+	if (!m->buf) {
+		ret = -ENOBUFS;
+		goto err_free;
+	}
+	if (len && !copy_from_iter_full(m->buf, len, &msg->msg_iter)) {
+		ret = -EFAULT;
+		goto err_free;
+	}
+
+	do {
+		/* A QP the reaper closes meanwhile is replaced by a new one. */
+		qp = mrc_qp_get_or_create(ms, &addr, port, GFP_KERNEL);
+		if (IS_ERR(qp)) {
+			ret = PTR_ERR(qp);
+			break;
+		}
+		ret = mrc_qp_send(qp, m);
+		mrc_qp_put(qp);
+	} while (ret == -ESTALE);
+	if (ret)
+		goto err_free;
+	return len;
+
+err_free:
+	kvfree(m->buf);
+	kfree(m);
+err_uncharge:
+	atomic64_sub(charge, &ms->tx_mem);
+	sk->sk_write_space(sk);
+	return ret;
+}
+
+/**
+ * mrc_rx_msg_free() - free a received message and uncharge its socket
+ * @ms: the socket it was charged to
+ * @m: the message
+ */
+void mrc_rx_msg_free(struct mrc_sock *ms, struct mrc_rx_msg *m)
+{
+	struct page *page;
+	unsigned long i;
+
+	xa_for_each(&m->pages, i, page)
+		__free_page(page);
+	xa_destroy(&m->pages);
+	atomic64_sub(m->charge, &ms->rx_mem);
+	if (m->over)
+		atomic_set(&ms->rx_over, 0);
+	kfree(m);
+}
+
+/**
+ * mrc_sock_deliver() - queue a complete message for recvmsg()
+ * @ms: the receiving socket
+ * @m: the message, whose charge the socket keeps until it is read
+ *
+ * Context: any; the message's queue pair lock may be held.
+ */
+void mrc_sock_deliver(struct mrc_sock *ms, struct mrc_rx_msg *m)
+{
+	struct sock *sk = mrc_to_sk(ms);
+
+	spin_lock_bh(&ms->rxq_lock);
+	list_add_tail(&m->list, &ms->rxq);
+	spin_unlock_bh(&ms->rxq_lock);
+	sk->sk_data_ready(sk);
+}
+
+/**
+ * mrc_sock_qp_failed() - report a queue pair's failure on its socket
+ * @ms: the socket
+ * @err: the error, a positive errno
+ *
+ * The next send or receive returns it once, as SO_ERROR does.
+ */
+void mrc_sock_qp_failed(struct mrc_sock *ms, int err)
+{
+	struct sock *sk = mrc_to_sk(ms);
+
+	WRITE_ONCE(sk->sk_err, err);
+	sk_error_report(sk);
+	sk->sk_write_space(sk);
+}
+
+static struct mrc_rx_msg *mrc_rxq_pop(struct mrc_sock *ms)
+{
+	struct mrc_rx_msg *m;
+
+	spin_lock_bh(&ms->rxq_lock);
+	m = list_first_entry_or_null(&ms->rxq, struct mrc_rx_msg, list);
+	if (m)
+		list_del(&m->list);
+	spin_unlock_bh(&ms->rxq_lock);
+	return m;
+}
+
+static bool mrc_rxq_ready(struct mrc_sock *ms)
+{
+	return !list_empty_careful(&ms->rxq);
+}
+
+static int mrc_copy_msg(struct mrc_rx_msg *m, struct msghdr *msg, u32 len)
+{
+	u32 off = 0;
+
+	while (off < len) {
+		struct page *page = xa_load(&m->pages, off >> PAGE_SHIFT);
+		u32 poff = off & ~PAGE_MASK;
+		u32 n = min_t(u32, PAGE_SIZE - poff, len - off);
+
+		if (page) {
+			if (copy_page_to_iter(page, poff, n, &msg->msg_iter) != n)
+				return -EFAULT;
+		} else if (iov_iter_zero(n, &msg->msg_iter) != n) {
+			return -EFAULT;
+		}
+		off += n;
+	}
+	return 0;
+}
+
+static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
+		       int flags)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *ms = mrc_sk(sk);
+	struct mrc_rx_msg *m;
+	long timeo;
+	u32 copy;
+	int ret;
+
+	if (flags & (MSG_OOB | MSG_PEEK | MSG_ERRQUEUE))
+		return -EOPNOTSUPP;
+
+	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
+	for (;;) {
+		m = mrc_rxq_pop(ms);
+		if (m)
+			break;
+		ret = sock_error(sk);
+		if (ret)
+			return ret;
+		if (!timeo)
+			return -EAGAIN;
+		timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
+							 mrc_rxq_ready(ms) ||
+							 READ_ONCE(sk->sk_err),
+							 timeo);
+		if (signal_pending(current))
+			return sock_intr_errno(timeo);
+	}
+
+	copy = min_t(u32, m->len, size);
+	ret = mrc_copy_msg(m, msg, copy);
+	if (!ret) {
+		if (copy < m->len)
+			msg->msg_flags |= MSG_TRUNC;
+		if (msg->msg_name)
+			msg->msg_namelen = mrc_put_addr(sk, msg->msg_name,
+							&m->saddr, m->sport);
+		ret = flags & MSG_TRUNC ? m->len : copy;
+	}
+	mrc_rx_msg_free(ms, m);
+	return ret;
+}
+
+static __poll_t mrc_poll(struct file *file, struct socket *sock,
+			 poll_table *wait)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *ms = mrc_sk(sk);
+	__poll_t mask = 0;
+
+	sock_poll_wait(file, sock, wait);
+	if (READ_ONCE(sk->sk_err))
+		mask |= EPOLLERR;
+	if (mrc_rxq_ready(ms))
+		mask |= EPOLLIN | EPOLLRDNORM;
+	if (atomic64_read(&ms->tx_mem) < READ_ONCE(sk->sk_sndbuf))
+		mask |= EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND;
+	return mask;
+}
+
+static int mrc_setsockopt(struct socket *sock, int level, int optname,
+			  sockptr_t optval, unsigned int optlen)
+{
+	struct mrc_sock *ms = mrc_sk(sock->sk);
+	int val;
+
+	if (level != SOL_MRC)
+		return -ENOPROTOOPT;
+	if (optlen < sizeof(int))
+		return -EINVAL;
+	if (copy_from_sockptr(&val, optval, sizeof(val)))
+		return -EFAULT;
+	switch (optname) {
+	case MRC_SO_UDP_SPORT:
+		if (val < 0 || val > 65535)
+			return -EINVAL;
+		WRITE_ONCE(ms->udp_sport, val);
+		return 0;
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
+static int mrc_getsockopt(struct socket *sock, int level, int optname,
+			  char __user *optval, int __user *optlen)
+{
+	struct mrc_sock *ms = mrc_sk(sock->sk);
+	int val, len;
+
+	if (level != SOL_MRC)
+		return -ENOPROTOOPT;
+	if (get_user(len, optlen))
+		return -EFAULT;
+	if (len < (int)sizeof(int))
+		return -EINVAL;
+	switch (optname) {
+	case MRC_SO_UDP_SPORT:
+		val = READ_ONCE(ms->udp_sport);
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
+	len = sizeof(int);
+	if (put_user(len, optlen) || copy_to_user(optval, &val, len))
+		return -EFAULT;
+	return 0;
+}
+
+static int mrc_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
+{
+	return -ENOIOCTLCMD;
+}
+
+static int mrc_release(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+	struct mrc_sock *ms;
+	struct mrc_rx_msg *m;
+	bool abort, idle;
+
+	if (!sk)
+		return 0;
+	ms = mrc_sk(sk);
+	abort = sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime;
+
+	spin_lock_bh(&ms->lock);
+	ms->closing = true;
+	idle = !ms->nr_qps;
+	spin_unlock_bh(&ms->lock);
+
+	while ((m = mrc_rxq_pop(ms)))
+		mrc_rx_msg_free(ms, m);
+
+	sock_orphan(sk);
+	sock->sk = NULL;
+
+	if (abort)
+		mrc_qp_close_all(ms);
+	else if (!idle)
+		/* The reaper closes each QP once its messages are acked. */
+		mod_delayed_work(system_wq, &ms->mn->reaper, 0);
+
+	if (idle || abort) {
+		spin_lock_bh(&ms->lock);
+		idle = !ms->nr_qps;
+		spin_unlock_bh(&ms->lock);
+		if (idle)
+			mrc_sock_unbind(ms);
+	}
+	sock_put(sk);
+	return 0;
+}
+
+/**
+ * mrc_sock_last_qp_closed() - a closing socket lost its last queue pair
+ * @ms: the socket
+ */
+void mrc_sock_last_qp_closed(struct mrc_sock *ms)
+{
+	mrc_sock_unbind(ms);
+}
+
+static void mrc_sk_destruct(struct sock *sk)
+{
+	struct mrc_sock *ms = mrc_sk(sk);
+	struct mrc_rx_msg *m;
+
+	while ((m = mrc_rxq_pop(ms)))
+		mrc_rx_msg_free(ms, m);
+	WARN_ON_ONCE(atomic64_read(&ms->tx_mem));
+	WARN_ON_ONCE(atomic64_read(&ms->rx_mem));
+	ms->orig_destruct(sk);
+}
+
+static int mrc_sk_init(struct sock *sk)
+{
+	struct mrc_sock *ms = mrc_sk(sk);
+
+	ms->mn = mrc_net(sock_net(sk));
+	spin_lock_init(&ms->lock);
+	spin_lock_init(&ms->rxq_lock);
+	hash_init(ms->qps);
+	INIT_LIST_HEAD(&ms->rxq);
+	atomic64_set(&ms->tx_mem, 0);
+	atomic64_set(&ms->rx_mem, 0);
+	atomic_set(&ms->rx_over, 0);
+	INIT_HLIST_NODE(&ms->port_node);
+	ms->orig_destruct = sk->sk_destruct;
+	sk->sk_destruct = mrc_sk_destruct;
+	sock_set_flag(sk, SOCK_RCU_FREE);
+	return 0;
+}
+
+/* The socket layer calls these through sk_common_release() on errors. */
+static int mrc_sk_hash(struct sock *sk)
+{
+	return 0;
+}
+
+static void mrc_sk_unhash(struct sock *sk)
+{
+}
+
+static struct proto mrc_prot = {
+	.name		= "MRC",
+	.owner		= THIS_MODULE,
+	.init		= mrc_sk_init,
+	.hash		= mrc_sk_hash,
+	.unhash		= mrc_sk_unhash,
+	.obj_size	= sizeof(struct mrc_sock),
+};
+
+static const struct proto_ops mrc_ops = {
+	.family		= PF_INET,
+	.owner		= THIS_MODULE,
+	.release	= mrc_release,
+	.bind		= mrc_bind,
+	.connect	= mrc_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= sock_no_accept,
+	.getname	= mrc_getname,
+	.poll		= mrc_poll,
+	.ioctl		= mrc_ioctl,
+	.listen		= sock_no_listen,
+	.shutdown	= sock_no_shutdown,
+	.setsockopt	= mrc_setsockopt,
+	.getsockopt	= mrc_getsockopt,
+	.sendmsg	= mrc_sendmsg,
+	.recvmsg	= mrc_recvmsg,
+	.mmap		= sock_no_mmap,
+};
+
+static struct inet_protosw mrc_protosw = {
+	.type		= SOCK_DGRAM,
+	.protocol	= IPPROTO_MRC,
+	.prot		= &mrc_prot,
+	.ops		= &mrc_ops,
+};
+
+#if IS_ENABLED(CONFIG_IPV6)
+static struct proto mrc6_prot = {
+	.name		= "MRCv6",
+	.owner		= THIS_MODULE,
+	.init		= mrc_sk_init,
+	.hash		= mrc_sk_hash,
+	.unhash		= mrc_sk_unhash,
+	.obj_size	= sizeof(struct mrc6_sock),
+};
+
+static const struct proto_ops mrc6_ops = {
+	.family		= PF_INET6,
+	.owner		= THIS_MODULE,
+	.release	= mrc_release,
+	.bind		= mrc_bind,
+	.connect	= mrc_connect,
+	.socketpair	= sock_no_socketpair,
+	.accept		= sock_no_accept,
+	.getname	= mrc_getname,
+	.poll		= mrc_poll,
+	.ioctl		= mrc_ioctl,
+	.listen		= sock_no_listen,
+	.shutdown	= sock_no_shutdown,
+	.setsockopt	= mrc_setsockopt,
+	.getsockopt	= mrc_getsockopt,
+	.sendmsg	= mrc_sendmsg,
+	.recvmsg	= mrc_recvmsg,
+	.mmap		= sock_no_mmap,
+};
+
+static struct inet_protosw mrc6_protosw = {
+	.type		= SOCK_DGRAM,
+	.protocol	= IPPROTO_MRC,
+	.prot		= &mrc6_prot,
+	.ops		= &mrc6_ops,
+};
+#endif
+
+/**
+ * mrc_sock_init() - offer the message socket in both address families
+ *
+ * Return: 0 or a negative errno, with nothing registered.
+ */
+int __init mrc_sock_init(void)
+{
+	int ret;
+
+	ret = proto_register(&mrc_prot, 1);
+	if (ret)
+		return ret;
+	inet_register_protosw(&mrc_protosw);
+#if IS_ENABLED(CONFIG_IPV6)
+	ret = proto_register(&mrc6_prot, 1);
+	if (ret)
+		goto err_v4;
+	ret = inet6_register_protosw(&mrc6_protosw);
+	if (ret)
+		goto err_prot6;
+#endif
+	return 0;
+
+#if IS_ENABLED(CONFIG_IPV6)
+err_prot6:
+	proto_unregister(&mrc6_prot);
+err_v4:
+	inet_unregister_protosw(&mrc_protosw);
+	proto_unregister(&mrc_prot);
+	return ret;
+#endif
+}
+
+/**
+ * mrc_sock_exit() - withdraw the message socket
+ *
+ * No socket can exist: each holds a reference on the module.
+ */
+void mrc_sock_exit(void)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	inet6_unregister_protosw(&mrc6_protosw);
+	proto_unregister(&mrc6_prot);
+#endif
+	inet_unregister_protosw(&mrc_protosw);
+	proto_unregister(&mrc_prot);
+}
+
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET, IPPROTO_MRC, SOCK_DGRAM);
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET6, IPPROTO_MRC, SOCK_DGRAM);

@@ -1,0 +1,751 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Sender: segmenting messages into packets, the SACK scoreboard, loss
+ * recovery and the retransmission timeout.
+ *
+ * Everything here runs under the queue pair's lock, with BHs off; packets
+ * are built under it into a list and sent once it is released.
+ */
+#include <linux/random.h>
+#include <linux/vmalloc.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ip_tunnels.h>
+#include <net/route.h>
+#include <net/udp_tunnel.h>
+#include <net/ipv6_stubs.h>
+
+#include <mrc/mrc.h>
+
+/* Room for link, IP and UDP headers in front of mrc's. */
+#define MRC_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
+			 sizeof(struct udphdr))
+
+struct mrc_skb_cb {
+	u16 sport;
+	u8 tos;
+};
+
+static struct mrc_skb_cb *mrc_cb(struct sk_buff *skb)
+{
+	BUILD_BUG_ON(sizeof(struct mrc_skb_cb) > sizeof(skb->cb));
+	return (struct mrc_skb_cb *)skb->cb;
+}
+
+/**
+ * mrc_alloc_skb() - an skb for an mrc packet of @len bytes after UDP
+ * @len: bytes of mrc headers and payload
+ *
+ * Return: the skb, its data empty at the mrc headers, or NULL.
+ */
+struct sk_buff *mrc_alloc_skb(unsigned int len)
+{
+	struct sk_buff *skb;
+
+	skb = alloc_skb(MRC_HEADROOM + len, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, MRC_HEADROOM);
+	return skb;
+}
+
+/**
+ * mrc_skb_set_sport() - the UDP source port a packet is sent from
+ * @skb: the packet
+ * @sport: its entropy value
+ * @tos: the IP TOS / traffic class byte
+ */
+void mrc_skb_set_sport(struct sk_buff *skb, u16 sport, u8 tos)
+{
+	mrc_cb(skb)->sport = sport;
+	mrc_cb(skb)->tos = tos;
+}
+
+static int mrc_xmit4(struct mrc_net *mn, const struct in6_addr *daddr,
+		     struct sk_buff *skb, u16 sport, u8 tos)
+{
+	struct sock *sk = mn->sock4->sk;
+	struct flowi4 fl4 = {
+		.daddr = daddr->s6_addr32[3],
+		.flowi4_proto = IPPROTO_UDP,
+		.flowi4_tos = RT_TOS(tos),
+		.fl4_sport = htons(sport),
+		.fl4_dport = htons(MRC_UDP_PORT),
+	};
+	struct rtable *rt;
+
+	rt = ip_route_output_key(sock_net(sk), &fl4);
+	if (IS_ERR(rt)) {
+		kfree_skb(skb);
+		return PTR_ERR(rt);
+	}
+	udp_tunnel_xmit_skb(rt, sk, skb, fl4.saddr, fl4.daddr, tos,
+			    ip4_dst_hoplimit(&rt->dst), htons(IP_DF),
+			    htons(sport), htons(MRC_UDP_PORT), false, false);
+	return 0;
+}
+
+#if IS_ENABLED(CONFIG_IPV6)
+static int mrc_xmit6(struct mrc_net *mn, const struct in6_addr *daddr,
+		     struct sk_buff *skb, u16 sport, u8 tos)
+{
+	struct sock *sk;
+	struct flowi6 fl6 = {
+		.daddr = *daddr,
+		.flowi6_proto = IPPROTO_UDP,
+		.fl6_sport = htons(sport),
+		.fl6_dport = htons(MRC_UDP_PORT),
+	};
+	struct dst_entry *dst;
+
+	if (!mn->sock6) {
+		kfree_skb(skb);
+		return -EAFNOSUPPORT;
+	}
+	sk = mn->sock6->sk;
+	dst = ipv6_stub->ipv6_dst_lookup_flow(sock_net(sk), sk, &fl6, NULL);
+	if (IS_ERR(dst)) {
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+	/* No tunnel device: its stats must not be counted on dst->dev. */
+	udp_tunnel6_xmit_skb(dst, sk, skb, NULL, &fl6.saddr, &fl6.daddr,
+			     tos, ip6_dst_hoplimit(dst), 0, htons(sport),
+			     htons(MRC_UDP_PORT), false);
+	return 0;
+}
+#endif
+
+/**
+ * mrc_xmit() - send one mrc packet
+ * @mn: the namespace, whose UDP/4791 socket sends it
+ * @family: AF_INET or AF_INET6
+ * @daddr: destination (IPv4 v4-mapped)
+ * @skb: the packet, data at the mrc headers, sport set
+ *
+ * Return: 0 or a negative errno; the skb is consumed either way.
+ */
+int mrc_xmit(struct mrc_net *mn, int family, const struct in6_addr *daddr,
+	     struct sk_buff *skb)
+{
+	u16 sport = mrc_cb(skb)->sport;
+	u8 tos = mrc_cb(skb)->tos;
+	unsigned int len = skb->len;
+	int ret;
+
+	memset(skb->cb, 0, sizeof(skb->cb));
+#if IS_ENABLED(CONFIG_IPV6)
+	if (family == AF_INET6)
+		ret = mrc_xmit6(mn, daddr, skb, sport, tos);
+	else
+#endif
+		ret = mrc_xmit4(mn, daddr, skb, sport, tos);
+	if (ret) {
+		mrc_stat_inc(mn, MRC_STAT_TX_ERRORS);
+		return ret;
+	}
+	mrc_stat_inc(mn, MRC_STAT_TX_PACKETS);
+	mrc_stat_add(mn, MRC_STAT_TX_BYTES, len);
+	return 0;
+}
+
+/**
+ * mrc_qp_flush() - send the packets a queue pair queued under its lock
+ * @qp: the queue pair, not locked
+ *
+ * Packets leave in the order they were queued: one context at a time
+ * sends, and one that finds another at it leaves its packets to it.
+ */
+void mrc_qp_flush(struct mrc_qp *qp)
+{
+	struct sk_buff_head batch;
+	struct sk_buff *skb;
+
+	__skb_queue_head_init(&batch);
+	/* BHs stay off throughout, so a process that flushes is not
+	 * preempted while softirqs leave their packets to it.
+	 */
+	local_bh_disable();
+	spin_lock(&qp->lock);
+	if (qp->xmitting) {
+		spin_unlock(&qp->lock);
+		local_bh_enable();
+		return;
+	}
+	qp->xmitting = true;
+	while (!skb_queue_empty(&qp->xq)) {
+		skb_queue_splice_init(&qp->xq, &batch);
+		spin_unlock(&qp->lock);
+		while ((skb = __skb_dequeue(&batch)))
+			mrc_xmit(qp->mn, qp->family, &qp->raddr, skb);
+		spin_lock(&qp->lock);
+	}
+	qp->xmitting = false;
+	spin_unlock(&qp->lock);
+	local_bh_enable();
+}
+
+/* The entropy value of a packet; spraying will own this choice. */
+static u16 mrc_qp_entropy(struct mrc_qp *qp)
+{
+	return qp->udp_sport;
+}
+
+static u32 mrc_qp_rto_us(struct mrc_qp *qp, const struct mrc_config *c)
+{
+	u64 rto = max_t(u64, c->rto_us,
+			(u64)qp->srtt_us + 4ULL * qp->rttvar_us);
+
+	/* Backoff stops at a second, or at the configured RTO if longer. */
+	return min_t(u64, rto << qp->backoff, max_t(u64, rto, MRC_RTO_MAX_US));
+}
+
+static void mrc_rto_arm(struct mrc_qp *qp, const struct mrc_config *c)
+{
+	if (qp->dead)
+		return;
+	hrtimer_start(&qp->rto_timer, ns_to_ktime((u64)mrc_qp_rto_us(qp, c) * NSEC_PER_USEC),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+static struct mrc_tx_pkt *mrc_txp(struct mrc_qp *qp, u32 psn)
+{
+	return &qp->ring[psn % MRC_WINDOW];
+}
+
+static bool mrc_psn_inflight(struct mrc_qp *qp, u32 psn)
+{
+	return mrc_psn_diff(psn, qp->snd_una) <
+	       mrc_psn_diff(qp->snd_nxt, qp->snd_una);
+}
+
+static u8 mrc_data_opcode(const struct mrc_tx_pkt *e)
+{
+	bool first = !e->off;
+	bool last = e->off + e->len == e->msg->len;
+
+	if (first && last)
+		return MRC_OP_WRITE_ONLY;
+	if (first)
+		return MRC_OP_WRITE_FIRST;
+	return last ? MRC_OP_WRITE_LAST : MRC_OP_WRITE_MIDDLE;
+}
+
+static struct sk_buff *mrc_build_data(struct mrc_qp *qp,
+				      const struct mrc_tx_pkt *e, u32 psn,
+				      u8 flags)
+{
+	struct mrc_data_hdr h = {
+		.opcode = mrc_data_opcode(e),
+		.flags = flags,
+		.dport = qp->rport,
+		.psn = psn,
+		.msn = e->msg->msn,
+		.offset = e->off,
+		.sport = qp->lport,
+		.epoch = qp->tx_epoch,
+		.msg_len = e->msg->len,
+	};
+	struct sk_buff *skb;
+	int hlen;
+
+	/* No TSETH: RTT comes from the sender's own send times, and every
+	 * data packet keeps the 60 bytes from IPv4 header to payload.
+	 */
+	skb = mrc_alloc_skb(MRC_DATA_HDR_LEN + e->len);
+	if (!skb)
+		return NULL;
+	hlen = mrc_put_data_hdr(skb->data, &h);
+	skb_put(skb, hlen);
+	skb_put_data(skb, (u8 *)e->msg->buf + e->off, e->len);
+	/* ECT(0): a congested queue may mark rather than drop. */
+	mrc_skb_set_sport(skb, mrc_qp_entropy(qp), INET_ECN_ECT_0);
+	return skb;
+}
+
+static void mrc_queue_data(struct mrc_qp *qp, struct mrc_tx_pkt *e, u32 psn,
+			   u8 flags, struct sk_buff_head *out)
+{
+	struct sk_buff *skb = mrc_build_data(qp, e, psn, flags);
+
+	mrc_qp_stat_inc(qp, MRC_STAT_TX_DATA_PACKETS);
+	/* No memory: the packet counts as sent and is lost; recovery
+	 * retransmits it as it would any other.
+	 */
+	if (skb)
+		__skb_queue_tail(out, skb);
+	else
+		mrc_qp_stat_inc(qp, MRC_STAT_TX_ERRORS);
+}
+
+static bool mrc_retransmit_one(struct mrc_qp *qp, struct sk_buff_head *out)
+{
+	u32 n = mrc_psn_diff(qp->snd_nxt, qp->snd_una), i;
+
+	for (i = 0; i < n; i++) {
+		u32 psn = mrc_psn_add(qp->snd_una, i);
+		struct mrc_tx_pkt *e = mrc_txp(qp, psn);
+
+		if (!(e->flags & MRC_TXP_LOST))
+			continue;
+		if (qp->inflight && qp->inflight + e->len > qp->cwnd)
+			return false;
+		mrc_qp_stat_inc(qp, e->flags & MRC_TXP_LOST_RTO ?
+				MRC_STAT_RTX_TIMEOUT : MRC_STAT_RTX_SACK);
+		e->flags &= ~(MRC_TXP_LOST | MRC_TXP_LOST_RTO);
+		e->flags |= MRC_TXP_RETX;
+		e->nrtx++;
+		e->tx_ns = ktime_get_ns();
+		qp->nr_lost--;
+		qp->inflight += e->len;
+		mrc_queue_data(qp, e, psn, MRC_BTH_RETX | MRC_BTH_ACKREQ, out);
+		return true;
+	}
+	/* The count was wrong; never loop on it. */
+	WARN_ON_ONCE(1);
+	qp->nr_lost = 0;
+	return false;
+}
+
+/**
+ * mrc_qp_push() - send what the window allows: retransmissions first
+ * @qp: the queue pair, locked
+ * @out: where the packets go, to be sent after unlocking
+ */
+void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
+{
+	const struct mrc_config *c;
+	struct mrc_config cfg;
+	bool sent = false;
+
+	if (qp->dead || qp->state != MRC_QP_STATE_OPEN)
+		return;
+	rcu_read_lock();
+	c = mrc_cfg(qp->mn);
+	cfg = *c;
+	rcu_read_unlock();
+
+	for (;;) {
+		struct mrc_tx_msg *m = qp->tx_cur;
+		struct mrc_tx_pkt *e;
+		u32 plen, psn;
+		bool last;
+		u8 flags = 0;
+
+		if (qp->nr_lost) {
+			if (!mrc_retransmit_one(qp, out))
+				break;
+			sent = true;
+			continue;
+		}
+		if (!m || mrc_psn_diff(qp->snd_nxt, qp->snd_una) >=
+			  MRC_WINDOW - 1)
+			break;
+		plen = min(cfg.mss, m->len - m->sent);
+		if (qp->inflight && qp->inflight + plen > qp->cwnd)
+			break;
+
+		psn = qp->snd_nxt;
+		e = mrc_txp(qp, psn);
+		e->msg = m;
+		e->off = m->sent;
+		e->len = plen;
+		e->flags = 0;
+		e->nrtx = 0;
+		e->tx_ns = ktime_get_ns();
+		m->sent += plen;
+		last = m->sent == m->len;
+		if (last) {
+			m->segmented = true;
+			m->last_psn = psn;
+			qp->tx_cur = list_is_last(&m->list, &qp->tx_queue) ?
+				NULL : list_next_entry(m, list);
+		}
+		qp->snd_nxt = mrc_psn_add(psn, 1);
+		qp->inflight += plen;
+
+		/* Ask for an acknowledgment where the sender would
+		 * otherwise wait: a message's end, or a full window.
+		 */
+		if (last || qp->inflight + cfg.mss > qp->cwnd ||
+		    mrc_psn_diff(qp->snd_nxt, qp->snd_una) >= MRC_WINDOW - 1)
+			flags |= MRC_BTH_ACKREQ;
+		mrc_queue_data(qp, e, psn, flags, out);
+		sent = true;
+	}
+
+	if (sent && !hrtimer_is_queued(&qp->rto_timer))
+		mrc_rto_arm(qp, &cfg);
+	if (sent)
+		qp->last_tx = jiffies;
+}
+
+static void mrc_tx_msg_free(struct mrc_qp *qp, struct mrc_tx_msg *m)
+{
+	atomic64_sub(m->charge, &qp->ms->tx_mem);
+	list_del(&m->list);
+	qp->tx_queued--;
+	kvfree(m->buf);
+	kfree(m);
+}
+
+/**
+ * mrc_qp_tx_purge() - drop every message a queue pair has to send
+ * @qp: the queue pair, locked
+ */
+void mrc_qp_tx_purge(struct mrc_qp *qp)
+{
+	struct mrc_tx_msg *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, &qp->tx_queue, list)
+		mrc_tx_msg_free(qp, m);
+	qp->tx_cur = NULL;
+	qp->inflight = 0;
+	qp->nr_lost = 0;
+	qp->snd_una = qp->snd_nxt;
+	memset(qp->ring, 0, MRC_WINDOW * sizeof(*qp->ring));
+	mrc_to_sk(qp->ms)->sk_write_space(mrc_to_sk(qp->ms));
+}
+
+/**
+ * mrc_qp_fail() - give up the sending direction of a queue pair
+ * @qp: the queue pair, locked
+ * @err: what the socket reports, a positive errno
+ *
+ * Its messages are dropped; the next message starts a new epoch.
+ */
+void mrc_qp_fail(struct mrc_qp *qp, int err)
+{
+	qp->state = MRC_QP_STATE_FAILED;
+	mrc_qp_stat_inc(qp, MRC_STAT_QP_FAILED);
+	mrc_qp_tx_purge(qp);
+	hrtimer_try_to_cancel(&qp->rto_timer);
+	mrc_sock_qp_failed(qp->ms, err);
+}
+
+/**
+ * mrc_qp_tx_reset() - start a new epoch of the sending direction
+ * @qp: the queue pair, locked, with nothing queued
+ *
+ * The receiver tells epochs apart, so PSNs and message numbers start
+ * again from zero without being taken for stale ones.
+ */
+void mrc_qp_tx_reset(struct mrc_qp *qp)
+{
+	const struct mrc_config *c;
+	u16 epoch;
+
+	mrc_qp_tx_purge(qp);
+	/* Never the last epoch either: the receiver drops its stragglers. */
+	do {
+		epoch = get_random_u16();
+	} while (!epoch || epoch == qp->tx_epoch || epoch == qp->tx_prev_epoch);
+	qp->tx_prev_epoch = qp->tx_epoch;
+	qp->tx_epoch = epoch;
+	qp->snd_una = 0;
+	qp->snd_nxt = 0;
+	qp->high_sacked = 0;
+	qp->next_msn = 0;
+	qp->backoff = 0;
+	qp->retries = 0;
+	qp->feedback = false;
+	qp->state = MRC_QP_STATE_OPEN;
+	rcu_read_lock();
+	c = mrc_cfg(qp->mn);
+	mrc_cc_init(qp, c);
+	rcu_read_unlock();
+}
+
+/**
+ * mrc_qp_send() - queue a message on a queue pair and start sending it
+ * @qp: the queue pair, not locked; the caller holds a reference
+ * @m: the message, which the QP owns from now on when this succeeds
+ *
+ * Return: 0, or -ESTALE if the QP was closed meanwhile.
+ */
+int mrc_qp_send(struct mrc_qp *qp, struct mrc_tx_msg *m)
+{
+	spin_lock_bh(&qp->lock);
+	if (qp->dead) {
+		spin_unlock_bh(&qp->lock);
+		return -ESTALE;
+	}
+	if (list_empty(&qp->tx_queue) &&
+	    (!qp->tx_epoch || qp->state != MRC_QP_STATE_OPEN ||
+	     time_after(jiffies, qp->last_tx +
+			msecs_to_jiffies(MRC_EPOCH_IDLE_MS))))
+		mrc_qp_tx_reset(qp);
+	m->msn = qp->next_msn++;
+	list_add_tail(&m->list, &qp->tx_queue);
+	qp->tx_queued++;
+	if (!qp->tx_cur)
+		qp->tx_cur = m;
+	qp->last_tx = jiffies;
+	mrc_qp_push(qp, &qp->xq);
+	spin_unlock_bh(&qp->lock);
+
+	mrc_qp_flush(qp);
+	return 0;
+}
+
+/* Everything up to @una is acknowledged: free the messages it completes. */
+static void mrc_tx_free_acked(struct mrc_qp *qp)
+{
+	struct mrc_tx_msg *m, *tmp;
+	bool freed = false;
+
+	list_for_each_entry_safe(m, tmp, &qp->tx_queue, list) {
+		if (!m->segmented || mrc_psn_sdiff(qp->snd_una, m->last_psn) <= 0)
+			break;
+		mrc_qp_stat_inc(qp, MRC_STAT_TX_MSGS);
+		mrc_tx_msg_free(qp, m);
+		freed = true;
+	}
+	if (freed)
+		mrc_to_sk(qp->ms)->sk_write_space(mrc_to_sk(qp->ms));
+}
+
+static void mrc_rtt_sample(struct mrc_qp *qp, const struct mrc_tx_pkt *e,
+			   u32 *rtt_us)
+{
+	u64 now = ktime_get_ns();
+	u32 rtt;
+
+	/* Karn: a retransmitted packet's answer could be for either copy. */
+	if (e->flags & MRC_TXP_RETX || now < e->tx_ns)
+		return;
+	rtt = max_t(u64, div_u64(now - e->tx_ns, NSEC_PER_USEC), 1);
+	*rtt_us = rtt;
+	if (!qp->srtt_us) {
+		qp->srtt_us = rtt;
+		qp->rttvar_us = rtt / 2;
+	} else {
+		u32 err = abs((int)rtt - (int)qp->srtt_us);
+
+		qp->rttvar_us = (3 * qp->rttvar_us + err) / 4;
+		qp->srtt_us = (7 * qp->srtt_us + rtt) / 8;
+	}
+	if (!qp->base_rtt_us || rtt < qp->base_rtt_us)
+		qp->base_rtt_us = rtt;
+}
+
+/* A packet the receiver has: out of the flight and the loss count. */
+static u32 mrc_txp_sacked(struct mrc_qp *qp, struct mrc_tx_pkt *e)
+{
+	if (e->flags & MRC_TXP_SACKED)
+		return 0;
+	if (e->flags & MRC_TXP_LOST)
+		qp->nr_lost--;
+	else
+		qp->inflight -= e->len;
+	e->flags = (e->flags & ~(MRC_TXP_LOST | MRC_TXP_LOST_RTO)) |
+		   MRC_TXP_SACKED;
+	return e->len;
+}
+
+static void mrc_note_received(struct mrc_qp *qp, u32 psn)
+{
+	u32 next = mrc_psn_add(psn, 1);
+
+	if (mrc_psn_sdiff(next, qp->high_sacked) > 0)
+		qp->high_sacked = next;
+}
+
+static void mrc_sack_losses(struct mrc_qp *qp, const struct mrc_config *c)
+{
+	u32 depth = c->sack_loss_min_retx_pkts, psn, highest;
+	u64 now = ktime_get_ns();
+
+	if (mrc_psn_sdiff(qp->high_sacked, qp->snd_una) <= 0)
+		return;
+	highest = mrc_psn_add(qp->high_sacked, MRC_PSN_MASK);
+	for (psn = qp->snd_una; mrc_psn_sdiff(highest, psn) > (int)depth;
+	     psn = mrc_psn_add(psn, 1)) {
+		struct mrc_tx_pkt *e = mrc_txp(qp, psn);
+
+		if (e->flags & (MRC_TXP_SACKED | MRC_TXP_LOST))
+			continue;
+		/* A retransmission gets a round trip before it is lost. */
+		if (e->flags & MRC_TXP_RETX &&
+		    now - e->tx_ns < (u64)max(qp->srtt_us, 1U) * 2 *
+		    NSEC_PER_USEC)
+			continue;
+		e->flags |= MRC_TXP_LOST;
+		qp->inflight -= e->len;
+		qp->nr_lost++;
+	}
+}
+
+/**
+ * mrc_qp_rx_ack() - take an ACK, SACK or NACK for the sending direction
+ * @qp: the queue pair, locked
+ * @h: the acknowledgment's fields
+ * @out: where packets to send go
+ */
+void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
+		   struct sk_buff_head *out)
+{
+	u32 acked = 0, rtt_us = 0, cum_next, n, i;
+	const struct mrc_config *c;
+	struct mrc_config cfg;
+
+	if (!qp->tx_epoch || h->epoch != qp->tx_epoch ||
+	    qp->state != MRC_QP_STATE_OPEN) {
+		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_OUT_OF_WINDOW);
+		return;
+	}
+	rcu_read_lock();
+	c = mrc_cfg(qp->mn);
+	cfg = *c;
+	rcu_read_unlock();
+
+	if (h->opcode == MRC_OP_NACK) {
+		mrc_qp_stat_inc(qp, MRC_STAT_NACK_RX);
+		if (h->reason == MRC_NACK_PSN_OOW) {
+			/* The peer has no state for this epoch: it restarted,
+			 * and what is in flight can never be acknowledged.
+			 */
+			mrc_qp_fail(qp, ECONNRESET);
+			return;
+		}
+		/* A receiver out of room is alive: wait for its reader,
+		 * unless nobody is left to wait for us.
+		 */
+		if ((h->reason == MRC_NACK_NO_PKT_BUFFER ||
+		     h->reason == MRC_NACK_NO_RESOURCE) &&
+		    !READ_ONCE(qp->ms->closing))
+			qp->feedback = true;
+		if (mrc_psn_inflight(qp, h->psn)) {
+			struct mrc_tx_pkt *e = mrc_txp(qp, h->psn);
+
+			if ((h->reason == MRC_NACK_TRIMMED ||
+			     h->reason == MRC_NACK_TRIMMED_LAST_HOP) &&
+			    !(e->flags & (MRC_TXP_SACKED | MRC_TXP_LOST))) {
+				e->flags |= MRC_TXP_LOST;
+				qp->inflight -= e->len;
+				qp->nr_lost++;
+			}
+		}
+		mrc_cc_on_nack(qp, &cfg, h->reason);
+		mrc_qp_push(qp, out);
+		return;
+	}
+	mrc_qp_stat_inc(qp, h->opcode == MRC_OP_ACK ? MRC_STAT_ACK_RX :
+			MRC_STAT_SACK_RX);
+
+	/* Cumulative part: everything up to and including h->psn. */
+	cum_next = mrc_psn_add(h->psn, 1);
+	n = mrc_psn_diff(cum_next, qp->snd_una);
+	if (n && n <= mrc_psn_diff(qp->snd_nxt, qp->snd_una)) {
+		for (i = 0; i < n; i++) {
+			struct mrc_tx_pkt *e = mrc_txp(qp,
+						mrc_psn_add(qp->snd_una, i));
+
+			if (i == n - 1 && !(e->flags & MRC_TXP_SACKED))
+				mrc_rtt_sample(qp, e, &rtt_us);
+			acked += mrc_txp_sacked(qp, e);
+			e->msg = NULL;
+			e->flags = 0;
+		}
+		qp->snd_una = cum_next;
+		qp->feedback = true;
+		if (mrc_psn_sdiff(qp->high_sacked, cum_next) < 0)
+			qp->high_sacked = cum_next;
+		qp->backoff = 0;
+		qp->retries = 0;
+		mrc_tx_free_acked(qp);
+	}
+
+	if (h->opcode == MRC_OP_SACK) {
+		u32 base = mrc_psn_add(h->psn, (u32)(s32)h->sack_off);
+		u32 drew = mrc_psn_add(h->psn, (u32)(s32)h->acked_off);
+
+		for (i = 0; i < 64; i++) {
+			u32 psn = mrc_psn_add(base, i);
+
+			if (!(h->bitmap & BIT_ULL(i)) ||
+			    !mrc_psn_inflight(qp, psn))
+				continue;
+			acked += mrc_txp_sacked(qp, mrc_txp(qp, psn));
+			mrc_note_received(qp, psn);
+		}
+		if (mrc_psn_inflight(qp, drew)) {
+			struct mrc_tx_pkt *e = mrc_txp(qp, drew);
+
+			if (!(e->flags & MRC_TXP_SACKED))
+				mrc_rtt_sample(qp, e, &rtt_us);
+			acked += mrc_txp_sacked(qp, e);
+			mrc_note_received(qp, drew);
+		}
+		mrc_sack_losses(qp, &cfg);
+	}
+
+	if (acked)
+		qp->feedback = true;
+	if (acked)
+		mrc_cc_on_ack(qp, &cfg, acked, rtt_us,
+			      h->cc_flags & MRC_CC_FLAG_ECN);
+
+	if (qp->snd_una == qp->snd_nxt)
+		hrtimer_try_to_cancel(&qp->rto_timer);
+	else if (n)
+		mrc_rto_arm(qp, &cfg);
+	mrc_qp_push(qp, out);
+}
+
+/**
+ * mrc_rto_fire() - the retransmission timeout of a queue pair
+ * @t: its timer
+ *
+ * Runs in softirq context.  Everything in flight and not SACKed is taken
+ * as lost; after retry-limit timeouts in a row with no word from the peer
+ * the sending direction fails and the socket reports ETIMEDOUT.
+ *
+ * Return: HRTIMER_NORESTART; mrc_rto_arm() restarts it when needed.
+ */
+enum hrtimer_restart mrc_rto_fire(struct hrtimer *t)
+{
+	struct mrc_qp *qp = container_of(t, struct mrc_qp, rto_timer);
+	const struct mrc_config *c;
+	struct mrc_config cfg;
+	u32 n, i;
+
+	rcu_read_lock();
+	c = mrc_cfg(qp->mn);
+	cfg = *c;
+	rcu_read_unlock();
+
+	spin_lock(&qp->lock);
+	/* Re-armed while this run waited for the lock: not due yet. */
+	if (qp->dead || qp->snd_una == qp->snd_nxt ||
+	    qp->state != MRC_QP_STATE_OPEN || hrtimer_is_queued(t))
+		goto unlock;
+
+	mrc_qp_stat_inc(qp, MRC_STAT_TIMEOUTS);
+	if (qp->feedback)
+		qp->retries = 0;
+	qp->feedback = false;
+	if (++qp->retries > cfg.retry_limit) {
+		mrc_qp_fail(qp, ETIMEDOUT);
+		goto unlock;
+	}
+
+	n = mrc_psn_diff(qp->snd_nxt, qp->snd_una);
+	for (i = 0; i < n; i++) {
+		struct mrc_tx_pkt *e = mrc_txp(qp, mrc_psn_add(qp->snd_una, i));
+
+		if (e->flags & (MRC_TXP_SACKED | MRC_TXP_LOST))
+			continue;
+		e->flags |= MRC_TXP_LOST | MRC_TXP_LOST_RTO;
+		qp->inflight -= e->len;
+		qp->nr_lost++;
+	}
+	mrc_cc_on_timeout(qp, &cfg);
+	if (qp->backoff < 16)
+		qp->backoff++;
+	mrc_qp_push(qp, &qp->xq);
+	mrc_rto_arm(qp, &cfg);
+unlock:
+	spin_unlock(&qp->lock);
+	mrc_qp_flush(qp);
+	return HRTIMER_NORESTART;
+}

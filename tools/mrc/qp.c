@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mrc(8): "qp show", the queue pairs of the namespace: a dump of
+ * MRC_CMD_QP_GET, one message with an MRC_A_QP nest per queue pair.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <linux/genetlink.h>
+
+#include <mrc/stat_names.h>
+
+#include "cli.h"
+#include "nl.h"
+#include "output.h"
+#include "stats.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* Dumps tried while the queue pairs keep changing during one. */
+#define MRC_QP_DUMP_TRIES	3
+/* Plain output: lines after a queue pair's first are indented by this. */
+#define MRC_QP_INDENT		4
+/* Plain output: counters wrap before this column. */
+#define MRC_QP_WIDTH		80
+
+/* One queue pair, as its MRC_A_QP nest describes it. */
+struct mrc_qp {
+	uint32_t val[MRC_QP_A_MAX + 1];	/* u16 and u32 attributes */
+	bool has[MRC_QP_A_MAX + 1];
+	uint8_t addr[16];		/* MRC_QP_A_REMOTE_ADDR, 4 or 16 B */
+	struct mrc_stats stats;		/* MRC_QP_A_STATS */
+	bool found;			/* the message had an MRC_A_QP */
+};
+
+/* The queue pairs of a dump, in the kernel's order. */
+struct mrc_qp_list {
+	struct mrc_qp *qp;
+	size_t count;
+	size_t size;
+};
+
+/* How each attribute of the nest is read; unlisted ones are skipped. */
+static const enum mnl_attr_data_type mrc_qp_types[MRC_QP_A_MAX + 1] = {
+	[MRC_QP_A_QPN]		= MNL_TYPE_U32,
+	[MRC_QP_A_FAMILY]	= MNL_TYPE_U16,
+	[MRC_QP_A_LOCAL_PORT]	= MNL_TYPE_U16,
+	[MRC_QP_A_REMOTE_ADDR]	= MNL_TYPE_BINARY,
+	[MRC_QP_A_REMOTE_PORT]	= MNL_TYPE_U16,
+	[MRC_QP_A_UDP_SPORT]	= MNL_TYPE_U16,
+	[MRC_QP_A_STATE]	= MNL_TYPE_U32,
+	[MRC_QP_A_SND_NXT]	= MNL_TYPE_U32,
+	[MRC_QP_A_SND_UNA]	= MNL_TYPE_U32,
+	[MRC_QP_A_RCV_NXT]	= MNL_TYPE_U32,
+	[MRC_QP_A_CWND]		= MNL_TYPE_U32,
+	[MRC_QP_A_INFLIGHT]	= MNL_TYPE_U32,
+	[MRC_QP_A_SRTT_US]	= MNL_TYPE_U32,
+	[MRC_QP_A_BASE_RTT_US]	= MNL_TYPE_U32,
+	[MRC_QP_A_TX_QUEUED]	= MNL_TYPE_U32,
+	[MRC_QP_A_RX_PENDING]	= MNL_TYPE_U32,
+	[MRC_QP_A_STATS]	= MNL_TYPE_NESTED,
+};
+
+static const char * const mrc_qp_state_names[] = {
+	[MRC_QP_STATE_OPEN]	= "open",
+	[MRC_QP_STATE_FAILED]	= "failed",
+};
+
+/* The numbers of plain output after the first line, in order. */
+static const struct {
+	int attr;
+	const char *key;	/* plain output */
+	const char *unit;	/* appended to the number in plain output */
+	const char *json;	/* JSON output */
+} mrc_qp_nums[] = {
+	{ MRC_QP_A_SND_NXT,	"snd-nxt",	"",	"snd_nxt" },
+	{ MRC_QP_A_SND_UNA,	"snd-una",	"",	"snd_una" },
+	{ MRC_QP_A_RCV_NXT,	"rcv-nxt",	"",	"rcv_nxt" },
+	{ MRC_QP_A_CWND,	"cwnd",		"",	"cwnd" },
+	{ MRC_QP_A_INFLIGHT,	"inflight",	"",	"inflight" },
+	{ MRC_QP_A_SRTT_US,	"srtt",		"us",	"srtt_us" },
+	{ MRC_QP_A_BASE_RTT_US,	"base-rtt",	"us",	"base_rtt_us" },
+	{ MRC_QP_A_TX_QUEUED,	"tx-queued",	"",	"tx_queued" },
+	{ MRC_QP_A_RX_PENDING,	"rx-pending",	"",	"rx_pending" },
+};
+
+#define MRC_QP_NR_NUMS	ARRAY_SIZE(mrc_qp_nums)
+/* The numbers from srtt on start a line of their own. */
+#define MRC_QP_SECOND_LINE	MRC_QP_A_SRTT_US
+
+static int mrc_qp_bad(void)
+{
+	errno = EBADMSG;
+	return MNL_CB_ERROR;
+}
+
+static int mrc_qp_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct mrc_qp *qp = data;
+	uint16_t type = mnl_attr_get_type(attr);
+	enum mnl_attr_data_type t;
+	uint16_t len;
+
+	/* Padding, and attributes of a newer kernel, are skipped. */
+	if (type > MRC_QP_A_MAX || mrc_qp_types[type] == MNL_TYPE_UNSPEC)
+		return MNL_CB_OK;
+	t = mrc_qp_types[type];
+	if (type == MRC_QP_A_STATS) {
+		qp->has[type] = true;
+		return mrc_stats_parse(attr, &qp->stats);
+	}
+	if (mnl_attr_validate(attr, t) < 0)
+		return mrc_qp_bad();
+	if (type == MRC_QP_A_REMOTE_ADDR) {
+		len = mnl_attr_get_payload_len(attr);
+		if (len != 4 && len != 16)
+			return mrc_qp_bad();
+		memcpy(qp->addr, mnl_attr_get_payload(attr), len);
+		qp->val[type] = len;
+	} else if (t == MNL_TYPE_U16) {
+		qp->val[type] = mnl_attr_get_u16(attr);
+	} else {
+		qp->val[type] = mnl_attr_get_u32(attr);
+	}
+	qp->has[type] = true;
+	return MNL_CB_OK;
+}
+
+static int mrc_qp_top_cb(const struct nlattr *attr, void *data)
+{
+	struct mrc_qp *qp = data;
+
+	if (mnl_attr_get_type(attr) != MRC_A_QP)
+		return MNL_CB_OK;
+	if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+		return mrc_qp_bad();
+	qp->found = true;
+	return mnl_attr_parse_nested(attr, mrc_qp_attr_cb, qp);
+}
+
+/* The address family of @qp: its attribute, else the address length. */
+static unsigned int mrc_qp_family(const struct mrc_qp *qp)
+{
+	if (qp->has[MRC_QP_A_FAMILY])
+		return qp->val[MRC_QP_A_FAMILY];
+	if (!qp->has[MRC_QP_A_REMOTE_ADDR])
+		return AF_UNSPEC;
+	return qp->val[MRC_QP_A_REMOTE_ADDR] == 4 ? AF_INET : AF_INET6;
+}
+
+/* An address whose length contradicts the family is not printed. */
+static bool mrc_qp_consistent(const struct mrc_qp *qp)
+{
+	unsigned int len = qp->val[MRC_QP_A_REMOTE_ADDR];
+
+	if (!qp->has[MRC_QP_A_REMOTE_ADDR] || !qp->has[MRC_QP_A_FAMILY])
+		return true;
+	switch (qp->val[MRC_QP_A_FAMILY]) {
+	case AF_INET:
+		return len == 4;
+	case AF_INET6:
+		return len == 16;
+	default:
+		return false;
+	}
+}
+
+static int mrc_qp_reply_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct mrc_qp_list *list = data;
+	struct mrc_qp qp;
+	struct mrc_qp *grown;
+	size_t size;
+	int ret;
+
+	memset(&qp, 0, sizeof(qp));
+	ret = mnl_attr_parse(nlh, sizeof(struct genlmsghdr), mrc_qp_top_cb,
+			     &qp);
+	if (ret != MNL_CB_OK)
+		return ret;
+	if (!qp.found)
+		return MNL_CB_OK;	/* nothing this mrc knows of */
+	if (!mrc_qp_consistent(&qp))
+		return mrc_qp_bad();
+
+	if (list->count == list->size) {
+		size = list->size ? 2 * list->size : 16;
+		grown = realloc(list->qp, size * sizeof(*grown));
+		if (!grown) {
+			errno = ENOMEM;
+			return MNL_CB_ERROR;
+		}
+		list->qp = grown;
+		list->size = size;
+	}
+	list->qp[list->count++] = qp;
+	return MNL_CB_OK;
+}
+
+/* The remote address, "" if the kernel did not give one. */
+static void mrc_qp_addr(const struct mrc_qp *qp, char *buf, size_t size)
+{
+	int af = qp->val[MRC_QP_A_REMOTE_ADDR] == 4 ? AF_INET : AF_INET6;
+
+	buf[0] = '\0';
+	if (qp->has[MRC_QP_A_REMOTE_ADDR] &&
+	    !inet_ntop(af, qp->addr, buf, (socklen_t)size))
+		buf[0] = '\0';
+}
+
+/* The name of a state, NULL for one this mrc has no name for. */
+static const char *mrc_qp_state_name(uint32_t state)
+{
+	if (state < ARRAY_SIZE(mrc_qp_state_names))
+		return mrc_qp_state_names[state];
+	return NULL;
+}
+
+/* Plain output: "key value" items, wrapped and indented. */
+struct mrc_line {
+	FILE *f;
+	unsigned int col;	/* 0 at the start of a line */
+	unsigned int indent;	/* of the next line */
+};
+
+static void mrc_line_break(struct mrc_line *l)
+{
+	if (l->col)
+		fputc('\n', l->f);
+	l->col = 0;
+	l->indent = MRC_QP_INDENT;
+}
+
+static void mrc_line_put(struct mrc_line *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void mrc_line_put(struct mrc_line *l, const char *fmt, ...)
+{
+	char item[128];
+	unsigned int len;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(item, sizeof(item), fmt, ap);
+	va_end(ap);
+	len = (unsigned int)strlen(item);
+
+	if (l->col && l->col + 1 + len > MRC_QP_WIDTH)
+		mrc_line_break(l);
+	if (!l->col) {
+		fprintf(l->f, "%*s", (int)l->indent, "");
+		l->col = l->indent;
+	} else {
+		fputc(' ', l->f);
+		l->col++;
+	}
+	fputs(item, l->f);
+	l->col += len;
+}
+
+static void mrc_qp_text_first_line(struct mrc_line *l,
+				   const struct mrc_qp *qp)
+{
+	char addr[INET6_ADDRSTRLEN];
+	const char *name;
+
+	if (qp->has[MRC_QP_A_QPN])
+		mrc_line_put(l, "qpn %u", qp->val[MRC_QP_A_QPN]);
+	if (qp->has[MRC_QP_A_LOCAL_PORT])
+		mrc_line_put(l, "local-port %u", qp->val[MRC_QP_A_LOCAL_PORT]);
+	mrc_qp_addr(qp, addr, sizeof(addr));
+	if (addr[0] && qp->has[MRC_QP_A_REMOTE_PORT])
+		mrc_line_put(l, mrc_qp_family(qp) == AF_INET6 ?
+			     "remote [%s]:%u" : "remote %s:%u", addr,
+			     qp->val[MRC_QP_A_REMOTE_PORT]);
+	else if (addr[0])
+		mrc_line_put(l, "remote %s", addr);
+	else if (qp->has[MRC_QP_A_REMOTE_PORT])
+		mrc_line_put(l, "remote-port %u",
+			     qp->val[MRC_QP_A_REMOTE_PORT]);
+	if (qp->has[MRC_QP_A_UDP_SPORT])
+		mrc_line_put(l, "udp-sport %u", qp->val[MRC_QP_A_UDP_SPORT]);
+	if (qp->has[MRC_QP_A_STATE]) {
+		name = mrc_qp_state_name(qp->val[MRC_QP_A_STATE]);
+		if (name)
+			mrc_line_put(l, "state %s", name);
+		else
+			mrc_line_put(l, "state %u", qp->val[MRC_QP_A_STATE]);
+	}
+	mrc_line_break(l);
+}
+
+/*
+ * One queue pair in plain output:
+ *
+ *   qpn 1 local-port 5000 remote 192.0.2.1:6000 udp-sport 300 state open
+ *       snd-nxt 1000 snd-una 990 rcv-nxt 500 cwnd 300000 inflight 40960
+ *       srtt 12us base-rtt 6us tx-queued 2 rx-pending 1
+ *       tx_packets 1000 tx_bytes 4096000 ...
+ *
+ * the counters that are not zero, or all of them with -s.
+ */
+static void mrc_qp_text(FILE *f, const struct mrc_qp *qp, bool all_stats)
+{
+	struct mrc_line l = { .f = f, .col = 0, .indent = 0 };
+	size_t i;
+	int s;
+
+	mrc_qp_text_first_line(&l, qp);
+	for (i = 0; i < MRC_QP_NR_NUMS; i++) {
+		if (mrc_qp_nums[i].attr == MRC_QP_SECOND_LINE)
+			mrc_line_break(&l);
+		if (qp->has[mrc_qp_nums[i].attr])
+			mrc_line_put(&l, "%s %u%s", mrc_qp_nums[i].key,
+				     qp->val[mrc_qp_nums[i].attr],
+				     mrc_qp_nums[i].unit);
+	}
+	mrc_line_break(&l);
+	for (s = 0; s <= MRC_STAT_MAX; s++)
+		if (qp->stats.has[s] && (all_stats || qp->stats.val[s]))
+			mrc_line_put(&l, "%s %llu", mrc_stat_names[s],
+				     (unsigned long long)qp->stats.val[s]);
+	mrc_line_break(&l);
+}
+
+/* One queue pair as a JSON object, with the names of plain output. */
+static void mrc_qp_json(struct mrc_out *o, const struct mrc_qp *qp)
+{
+	char addr[INET6_ADDRSTRLEN];
+	unsigned int family = mrc_qp_family(qp);
+	const char *name;
+	size_t i;
+
+	mrc_out_object_begin(o, NULL);
+	if (qp->has[MRC_QP_A_QPN])
+		mrc_out_u64(o, "qpn", "qpn", qp->val[MRC_QP_A_QPN]);
+	if (family == AF_INET)
+		mrc_out_str(o, "family", "family", "inet");
+	else if (family == AF_INET6)
+		mrc_out_str(o, "family", "family", "inet6");
+	else if (family != AF_UNSPEC)
+		mrc_out_u64(o, "family", "family", family);
+	if (qp->has[MRC_QP_A_LOCAL_PORT])
+		mrc_out_u64(o, "local_port", "local_port",
+			    qp->val[MRC_QP_A_LOCAL_PORT]);
+	mrc_qp_addr(qp, addr, sizeof(addr));
+	if (addr[0])
+		mrc_out_str(o, "remote_addr", "remote_addr", addr);
+	if (qp->has[MRC_QP_A_REMOTE_PORT])
+		mrc_out_u64(o, "remote_port", "remote_port",
+			    qp->val[MRC_QP_A_REMOTE_PORT]);
+	if (qp->has[MRC_QP_A_UDP_SPORT])
+		mrc_out_u64(o, "udp_sport", "udp_sport",
+			    qp->val[MRC_QP_A_UDP_SPORT]);
+	if (qp->has[MRC_QP_A_STATE]) {
+		name = mrc_qp_state_name(qp->val[MRC_QP_A_STATE]);
+		if (name)
+			mrc_out_str(o, "state", "state", name);
+		else
+			mrc_out_u64(o, "state", "state",
+				    qp->val[MRC_QP_A_STATE]);
+	}
+	for (i = 0; i < MRC_QP_NR_NUMS; i++)
+		if (qp->has[mrc_qp_nums[i].attr])
+			mrc_out_u64(o, mrc_qp_nums[i].json,
+				    mrc_qp_nums[i].json,
+				    qp->val[mrc_qp_nums[i].attr]);
+	if (qp->has[MRC_QP_A_STATS]) {
+		mrc_out_object_begin(o, "stats");
+		mrc_stats_out(o, &qp->stats);
+		mrc_out_object_end(o);
+	}
+	mrc_out_object_end(o);
+}
+
+static int mrc_qp_print(const struct mrc_qp_list *list,
+			const struct mrc_opts *opts)
+{
+	struct mrc_out o;
+	size_t i;
+
+	mrc_out_begin_list(&o, stdout, opts->json, opts->pretty);
+	for (i = 0; i < list->count; i++) {
+		if (opts->json)
+			mrc_qp_json(&o, &list->qp[i]);
+		else
+			mrc_qp_text(stdout, &list->qp[i], opts->stats);
+	}
+	if (mrc_out_end(&o) < 0) {
+		fprintf(stderr, "mrc: writing the output: %s\n",
+			strerror(errno));
+		return MRC_EXIT_KERNEL;
+	}
+	return MRC_EXIT_OK;
+}
+
+/*
+ * One dump, into @list (emptied first).
+ *
+ * Return: MRC_EXIT_OK, @e->err set if the dump failed; else the exit
+ * status, its error printed.
+ */
+static int mrc_qp_dump(struct mrc_qp_list *list, struct mrc_nl_err *e)
+{
+	struct mrc_nl nl;
+	int ret;
+
+	ret = mrc_nl_open(&nl);
+	if (ret != MRC_EXIT_OK)
+		return ret;
+	list->count = 0;
+	mrc_nl_talk(&nl, mrc_nl_dump_request(&nl, MRC_CMD_QP_GET),
+		    mrc_qp_reply_cb, list, e);
+	mrc_nl_close(&nl);
+	return MRC_EXIT_OK;
+}
+
+static int mrc_qp_report(const struct mrc_nl_err *e)
+{
+	if (e->err == EINTR && !e->msg[0]) {
+		fprintf(stderr,
+			"mrc: the queue pairs changed during each of %d dumps; try again\n",
+			MRC_QP_DUMP_TRIES);
+		return MRC_EXIT_KERNEL;
+	}
+	if (e->err == EOPNOTSUPP && !e->msg[0]) {
+		fprintf(stderr,
+			"mrc: the loaded mrc module cannot list queue pairs (no MRC_CMD_QP_GET dump): %s\n",
+			strerror(e->err));
+		return MRC_EXIT_KERNEL;
+	}
+	return mrc_nl_report(e, "reading the queue pairs", NULL);
+}
+
+static int mrc_qp_show(int argc, char **argv, const struct mrc_opts *opts)
+{
+	struct mrc_qp_list list = { .qp = NULL, .count = 0, .size = 0 };
+	struct mrc_nl_err e;
+	int tries, ret = MRC_EXIT_OK;
+
+	if (argc > 0)
+		return mrc_usage_error("unexpected argument \"%s\"", argv[0]);
+
+	/* A dump the kernel flags NLM_F_DUMP_INTR fails with EINTR. */
+	for (tries = 0; tries < MRC_QP_DUMP_TRIES; tries++) {
+		ret = mrc_qp_dump(&list, &e);
+		if (ret != MRC_EXIT_OK || e.err != EINTR)
+			break;
+	}
+	if (ret == MRC_EXIT_OK) {
+		if (e.err)
+			ret = mrc_qp_report(&e);
+		else
+			ret = mrc_qp_print(&list, opts);
+	}
+	free(list.qp);
+	return ret;
+}
+
+/**
+ * mrc_cmd_qp() - mrc qp [ show | help ]
+ * @argc: number of arguments after "qp"
+ * @argv: the arguments after "qp"
+ * @opts: the global options
+ *
+ * Return: the exit status.
+ */
+int mrc_cmd_qp(int argc, char **argv, const struct mrc_opts *opts)
+{
+	if (argc == 0)
+		return mrc_qp_show(0, argv, opts);
+	if (mrc_matches(argv[0], "show") || mrc_matches(argv[0], "list"))
+		return mrc_qp_show(argc - 1, argv + 1, opts);
+	if (mrc_matches(argv[0], "help")) {
+		mrc_help();
+		return MRC_EXIT_OK;
+	}
+	return mrc_usage_error("unknown qp command \"%s\"", argv[0]);
+}
