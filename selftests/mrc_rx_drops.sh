@@ -7,7 +7,9 @@
 # mrc stats: rx_packets +1, rx_bytes + the payload length, and exactly
 # one of rx_drop_short / rx_drop_bad_version / rx_drop_bad_opcode /
 # rx_drop_malformed (immediate data) / rx_drop_no_qp (every well-formed
-# packet, as no socket is bound to the destination QP, port 0x11).
+# packet, as no socket is bound to the destination QP, port 0x11).  A
+# data packet to that port also draws a NACK "unexpected" (nack_tx), which
+# comes back here and is dropped too: no QP takes it either.
 #
 # Then, from a peer netns over veth (so that what mrc answers lands in
 # the peer, not here), data packets built per abi.md to a socket bound
@@ -36,7 +38,7 @@ ip link set lo up || mrc_die "cannot bring lo up"
 COUNTERS=(rx_packets rx_bytes rx_drop_short rx_drop_bad_version
 	rx_drop_bad_opcode rx_drop_no_qp rx_drop_malformed
 	rx_drop_out_of_window rx_drop_no_mem rx_dup_packets rx_data_packets
-	rx_msgs)
+	rx_msgs nack_tx)
 # Where every received packet ends up, exactly one of these.
 FATES=(rx_drop_short rx_drop_bad_version rx_drop_bad_opcode rx_drop_no_qp
 	rx_drop_malformed rx_drop_out_of_window rx_drop_no_mem rx_dup_packets
@@ -133,6 +135,11 @@ expect() {
 
 	if [ "$drop" = none ]; then
 		expect_deltas "$1"
+	elif [ "$drop" = refused ]; then
+		# Refused data: its NACK (32 bytes) comes back over loopback.
+		expect_deltas "$1" "rx_packets=$((2 * n))" \
+			"rx_bytes=$((n * (bytes + 32)))" "rx_drop_no_qp=$((2 * n))" \
+			"nack_tx=$n"
 	else
 		expect_deltas "$1" "rx_packets=$n" "rx_bytes=$((n * bytes))" \
 			"$drop=$n"
@@ -145,6 +152,7 @@ for addr in 127.0.0.1 ::1; do
 		read -r kind len drop <<<"$case"
 		out=$("$MRC_INJECT" "$addr" "$kind" 2>&1) ||
 			mrc_die "mrc_inject $addr $kind: $out"
+		[[ $kind = write-* && $drop = rx_drop_no_qp ]] && drop=refused
 		expect "$addr $kind ($len bytes)" 1 "$len" "$drop"
 	done
 done
@@ -153,7 +161,7 @@ mrc_log "# bursts"
 "$MRC_INJECT" -c 200 127.0.0.1 probe >/dev/null || mrc_die "mrc_inject burst"
 expect "200 x probe to 127.0.0.1" 200 28 rx_drop_no_qp
 "$MRC_INJECT" -c 200 ::1 write-only-1k >/dev/null || mrc_die "mrc_inject burst"
-expect "200 x write-only-1k to ::1" 200 1056 rx_drop_no_qp
+expect "200 x write-only-1k to ::1, each refused" 200 1056 refused
 "$MRC_INJECT" -c 100 ::1 sack-short >/dev/null || mrc_die "mrc_inject burst"
 expect "100 x sack-short to ::1" 100 20 rx_drop_short
 
@@ -191,11 +199,37 @@ if ip link add mrc-v0 type veth peer name mrc-v1 netns "$peer" 2>/dev/null; then
 		for addr in 10.47.91.1 fd00:4791::1; do
 			out=$(ip netns exec "$peer" "$MRC_INJECT" "$addr" "$kind" 2>&1) ||
 				mrc_die "mrc_inject $addr $kind from $peer: $out"
-			expect "veth $addr $kind ($len bytes)" 1 "$len" "$drop"
+			if [ "$kind" = write-only-1k ]; then
+				# Its NACK goes to the peer.
+				expect_deltas "veth $addr $kind ($len bytes)" \
+					rx_packets=1 rx_bytes="$len" \
+					rx_drop_no_qp=1 nack_tx=1
+			else
+				expect "veth $addr $kind ($len bytes)" 1 "$len" "$drop"
+			fi
 		done
 	done
-	chk_eq "peer netns: rx_packets (it only sent)" \
-		"$(mrc_stat -n "$peer" rx_packets)" 0
+	chk_eq "peer netns: rx_packets (the two NACKs of the data packets)" \
+		"$(mrc_stat -n "$peer" rx_packets)" 2
+	chk_eq "peer netns: rx_drop_no_qp (it has no QP for them)" \
+		"$(mrc_stat -n "$peer" rx_drop_no_qp)" 2
+
+	# A flood to a port nobody bound draws at most 1000 NACKs a second.
+	t0=$(mrc_now_ms)
+	ip netns exec "$peer" "$MRC_INJECT" -c 3000 10.47.91.1 write-only >/dev/null ||
+		mrc_die "mrc_inject flood from $peer"
+	mrc_stats_snapshot after || mrc_die "mrc stats: ${after[error]}"
+	secs=$(( ($(mrc_now_ms) - t0) / 1000 + 1 ))
+	nacks=$((after[nack_tx] - before[nack_tx]))
+	desc="flood of 3000 to a port nobody bound: $nacks NACKs in ~$secs s"
+	if [ "$nacks" -ge 1 ] && [ "$nacks" -le $((1000 * (secs + 1))) ] &&
+	   { [ "$nacks" -lt 3000 ] || [ "$secs" -ge 3 ]; }; then
+		mrc_pass "$desc (at most 1000 a second)"
+	else
+		mrc_fail "$desc, want 1 to $((1000 * (secs + 1)))"
+	fi
+	expect_deltas "the flood's counters" rx_packets=3000 \
+		rx_bytes=$((3000 * 32)) rx_drop_no_qp=3000 nack_tx="$nacks"
 	ip link del mrc-v0
 else
 	mrc_skip_check "packets over veth" "cannot create a veth pair"
@@ -232,7 +266,7 @@ if mrc_veth_pair "$MRC_IN_NETNS" "$peer"; then
 		sp=$((7000 + n))
 		inj "$addr" -q "$NOBODY" -s "$sp" data
 		expect_deltas "$addr: data to port $NOBODY, nobody bound" \
-			rx_packets=1 rx_bytes=96 rx_drop_no_qp=1
+			rx_packets=1 rx_bytes=96 rx_drop_no_qp=1 nack_tx=1
 		# Back to back, so the queue pair cannot close in between.
 		inj "$addr" -q "$PORT" -s "$sp" data data
 		expect_deltas "$addr: a 64 B message, then its duplicate" \
@@ -249,7 +283,8 @@ if mrc_veth_pair "$MRC_IN_NETNS" "$peer"; then
 			rx_packets=2 rx_bytes=192 rx_drop_malformed=2
 		inj "$addr" -q "$PORT" -s "$sp" -c 5 data-oow
 		expect_deltas "$addr: 5 x PSN 65536, beyond the window" \
-			rx_packets=5 rx_bytes=480 rx_drop_out_of_window=5
+			rx_packets=5 rx_bytes=480 rx_drop_out_of_window=5 \
+			nack_tx=5
 		# The window's edge (abi.md: PSN >= cumulative + 1 + 256 is
 		# out), from a new sender, back to back: a message (PSN 0),
 		# so cumulative PSN 0; PSN 256, the window's last (held out
@@ -258,7 +293,7 @@ if mrc_veth_pair "$MRC_IN_NETNS" "$peer"; then
 		inj "$addr" -q "$PORT" -s $((sp + 100)) data data-edge data-beyond
 		expect_deltas "$addr: PSN 0, PSN 256 held, PSN 257 beyond the window" \
 			rx_packets=3 rx_bytes=288 rx_data_packets=2 rx_msgs=1 \
-			rx_drop_out_of_window=1
+			rx_drop_out_of_window=1 nack_tx=1
 	done
 	# What the socket got: the messages of PSN 0, nothing else.
 	mrc_kill_pid "$hold_pid"

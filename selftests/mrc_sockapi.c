@@ -552,22 +552,36 @@ FIXTURE_VARIANT(sk) {
 	int family;
 	const char *lo;		/* the loopback address */
 	const char *other;	/* a literal of the other family */
+	const char *hole;	/* routed to a dummy device: no answer */
 };
 
 FIXTURE_VARIANT_ADD(sk, ipv4) {
 	.family = AF_INET,
 	.lo = "127.0.0.1",
 	.other = "::1",
+	.hole = "192.0.2.1",
 };
 
 FIXTURE_VARIANT_ADD(sk, ipv6) {
 	.family = AF_INET6,
 	.lo = "::1",
 	.other = "127.0.0.1",
+	.hole = "2001:db8::1",
+};
+
+/* A black hole: a dummy device discards what is sent to its subnet, so
+ * a peer there never answers (a port nobody bound on loopback refuses).
+ */
+static const char *const hole_setup[] = {
+	"ip link add mrchole type dummy",
+	"ip link set mrchole up",
+	"ip addr add 192.0.2.254/24 dev mrchole",
+	"ip -6 addr add 2001:db8::fe/64 dev mrchole nodad",
 };
 
 FIXTURE_SETUP(sk)
 {
+	unsigned int i;
 	int ret;
 
 	self->nl = -1;
@@ -577,6 +591,12 @@ FIXTURE_SETUP(sk)
 	ret = lo_up();
 	ASSERT_EQ(0, ret) {
 		TH_LOG("bringing lo up: %s", strerror(-ret));
+	}
+	for (i = 0; i < sizeof(hole_setup) / sizeof(hole_setup[0]); i++) {
+		ret = system(hole_setup[i]);
+		ASSERT_EQ(0, ret) {
+			TH_LOG("%s: status %d", hole_setup[i], ret);
+		}
 	}
 	self->nl = mrc_nl_open(&self->family);
 	ASSERT_LE(0, self->nl) {
@@ -665,32 +685,48 @@ static socklen_t lo_addr(const FIXTURE_VARIANT(sk) *variant, unsigned int port,
 	return len;
 }
 
+static ssize_t send_to_at(const FIXTURE_VARIANT(sk) *variant, int fd,
+			  const void *buf, size_t len, int flags,
+			  const char *addr, unsigned int port)
+{
+	struct sockaddr_storage ss;
+	socklen_t alen;
+
+	addr_set(&ss, &alen, variant->family, addr, port);
+	return sendto(fd, buf, len, flags, (struct sockaddr *)&ss, alen);
+}
+
 static ssize_t send_to(const FIXTURE_VARIANT(sk) *variant, int fd,
 		       const void *buf, size_t len, int flags,
 		       unsigned int port)
 {
-	struct sockaddr_storage ss;
-	socklen_t alen = lo_addr(variant, port, &ss);
-
-	return sendto(fd, buf, len, flags, (struct sockaddr *)&ss, alen);
+	return send_to_at(variant, fd, buf, len, flags, variant->lo, port);
 }
 
-/* Send message @seed of @len bytes to the loopback @port, asserting it. */
-static void send_msg(struct __test_metadata *_metadata,
-		     const FIXTURE_VARIANT(sk) *variant, int fd, size_t len,
-		     unsigned int seed, unsigned int port)
+/* Send message @seed of @len bytes to @addr and @port, asserting it. */
+static void send_msg_at(struct __test_metadata *_metadata,
+			const FIXTURE_VARIANT(sk) *variant, int fd, size_t len,
+			unsigned int seed, const char *addr, unsigned int port)
 {
 	void *buf = malloc(len ? len : 1);
 	ssize_t n;
 
 	ASSERT_NE(NULL, buf);
 	fill(buf, len, seed);
-	n = send_to(variant, fd, buf, len, 0, port);
+	n = send_to_at(variant, fd, buf, len, 0, addr, port);
 	free(buf);
 	ASSERT_EQ((ssize_t)len, n) {
-		TH_LOG("sendto %zu bytes to port %u: %s", len, port,
+		TH_LOG("sendto %zu bytes to %s port %u: %s", len, addr, port,
 		       n < 0 ? strerror(errno) : "short count");
 	}
+}
+
+/* ... to the loopback @port. */
+static void send_msg(struct __test_metadata *_metadata,
+		     const FIXTURE_VARIANT(sk) *variant, int fd, size_t len,
+		     unsigned int seed, unsigned int port)
+{
+	send_msg_at(_metadata, variant, fd, len, seed, variant->lo, port);
 }
 
 struct rcvd {
@@ -1234,7 +1270,7 @@ TEST_F(sk, msg_peek)
  */
 TEST_F(sk, sndbuf_full)
 {
-	unsigned int dport = 45000;	/* nobody there: nothing is acked */
+	unsigned int dport = 45000;	/* in the hole: nothing is acked */
 	struct pollfd pfd;
 	static char buf[65536];
 	ssize_t n;
@@ -1245,12 +1281,14 @@ TEST_F(sk, sndbuf_full)
 	tx = mk_bound(_metadata, self, variant, 0, NULL);
 	ASSERT_EQ(0, set_int(tx, SOL_SOCKET, SO_SNDBUF, 4096));
 	fill(buf, sizeof(buf), 71);
-	n = send_to(variant, tx, buf, sizeof(buf), MSG_DONTWAIT, dport);
+	n = send_to_at(variant, tx, buf, sizeof(buf), MSG_DONTWAIT,
+		       variant->hole, dport);
 	EXPECT_EQ((ssize_t)sizeof(buf), n) {
 		TH_LOG("64 KiB into an empty socket with SO_SNDBUF 4096: %s",
 		       n < 0 ? strerror(errno) : "short");
 	}
-	n = send_to(variant, tx, buf, sizeof(buf), MSG_DONTWAIT, dport);
+	n = send_to_at(variant, tx, buf, sizeof(buf), MSG_DONTWAIT,
+		       variant->hole, dport);
 	EXPECT_EQ(-1, n);
 	EXPECT_EQ(EAGAIN, errno) {
 		TH_LOG("second 64 KiB, send buffer full: %s",
@@ -1295,7 +1333,7 @@ TEST_F_TIMEOUT(sk, close_delivers, 60)
 }
 
 /*
- * Unreachable peer (nothing bound at the port): count the data packets
+ * Unreachable peer (in the black hole): count the data packets
  * sent (retransmissions) over @ms after close(), with @linger_abort or
  * not.  close() must return at once either way.
  */
@@ -1319,7 +1357,8 @@ static __u64 tx_after_close(struct __test_metadata *_metadata,
 		ASSERT_EQ(0, setsockopt(tx, SOL_SOCKET, SO_LINGER, &lg,
 					sizeof(lg)));
 	for (i = 0; i < 4; i++)
-		send_msg(_metadata, variant, tx, 65536, 90 + i, 46000);
+		send_msg_at(_metadata, variant, tx, 65536, 90 + i,
+			    variant->hole, 46000);
 	t0 = now_ms();
 	EXPECT_EQ(0, close_now(self, tx));
 	EXPECT_GT(1000, now_ms() - t0) {
@@ -1356,8 +1395,8 @@ TEST_F(sk, close_keeps_sending)
 /* ---- an unreachable peer ------------------------------------------------ */
 
 /*
- * Send to a loopback port nobody bound, with retry-limit 2 and a 1 ms
- * RTO: the queue pair must fail, within @bound_ms, and report it by
+ * Send into the black hole, with retry-limit 2 and a 1 ms RTO: the
+ * queue pair must fail, within @bound_ms, and report it by
  * EPOLLERR.  Return: the socket.
  */
 static int blackhole(struct __test_metadata *_metadata, FIXTURE_DATA(sk) *self,
@@ -1372,12 +1411,13 @@ static int blackhole(struct __test_metadata *_metadata, FIXTURE_DATA(sk) *self,
 	cfg(_metadata, self, MRC_A_RETRY_LIMIT, 2);
 	tx = mk_bound(_metadata, self, variant, 0, NULL);
 	t0 = now_ms();
-	send_msg(_metadata, variant, tx, 1000, 99, 47000);
+	send_msg_at(_metadata, variant, tx, 1000, 99, variant->hole, 47000);
 	pfd.fd = tx;
 	pfd.events = POLLIN;
 	n = poll(&pfd, 1, (int)bound_ms);
 	ASSERT_EQ(1, n) {
-		TH_LOG("no event within %ld ms of sending to a dead port", bound_ms);
+		TH_LOG("no event within %ld ms of sending into the hole",
+		       bound_ms);
 	}
 	EXPECT_EQ(POLLERR, pfd.revents & POLLERR) {
 		TH_LOG("revents 0x%x, want POLLERR", pfd.revents);
@@ -1455,6 +1495,78 @@ TEST_F(sk, blackhole_send)
 	cfg(_metadata, self, MRC_A_RETRY_LIMIT, 7);
 	send_msg(_metadata, variant, tx, sizeof(buf), 98, dport);
 	expect_msg(_metadata, variant, rx, sizeof(buf), 98, 0);
+}
+
+/* ---- a refusing peer ---------------------------------------------------- */
+
+/*
+ * Wait up to @bound_ms for @fd's queue pair to fail and return the error
+ * recv() reports, once.  The RTO is 1 s: a failure well before it, with
+ * no timeout counted, is the peer's refusal, not the retry limit.
+ */
+static int refused_err(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(sk) *self, int fd, long bound_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct stats s;
+	struct rcvd r;
+	char buf[16];
+	long long t0 = now_ms();
+
+	EXPECT_EQ(1, poll(&pfd, 1, (int)bound_ms)) {
+		TH_LOG("no event within %ld ms of sending to a refusing port",
+		       bound_ms);
+	}
+	EXPECT_EQ(POLLERR, pfd.revents & POLLERR);
+	TH_LOG("POLLERR after %lld ms", now_ms() - t0);
+	stats(_metadata, self, &s);
+	EXPECT_EQ(0ULL, s.v[MRC_STAT_TIMEOUTS]) {
+		TH_LOG("total_timeouts %llu: it failed by retrying",
+		       (unsigned long long)s.v[MRC_STAT_TIMEOUTS]);
+	}
+	EXPECT_LE(1ULL, s.v[MRC_STAT_NACK_TX]);
+	EXPECT_LE(1ULL, s.v[MRC_STAT_NACK_RX]);
+	EXPECT_LE(1ULL, s.v[MRC_STAT_RX_DROP_NO_QP]);
+	EXPECT_LE(1ULL, s.v[MRC_STAT_QP_FAILED]);
+	recv_into(fd, buf, sizeof(buf), MSG_DONTWAIT, &r);
+	EXPECT_EQ(-1, r.ret);
+	return r.ret < 0 ? r.err : 0;
+}
+
+/* Data to a port nobody bound draws a NACK: ECONNREFUSED, no retries. */
+TEST_F(sk, refused_unbound)
+{
+	int tx, err;
+
+	cfg(_metadata, self, MRC_A_RTO_US, 1000000);
+	tx = mk_bound(_metadata, self, variant, 0, NULL);
+	send_msg(_metadata, variant, tx, 5000, 33, 48000);
+	err = refused_err(_metadata, self, tx, 800);
+	EXPECT_EQ(ECONNREFUSED, err) {
+		TH_LOG("recv: %s, want ECONNREFUSED", strerror(err));
+	}
+}
+
+/* A peer that closed its socket refuses what it has not taken; what it
+ * took before was delivered.
+ */
+TEST_F(sk, refused_after_close)
+{
+	unsigned int sport, dport;
+	int tx, rx, err;
+
+	cfg(_metadata, self, MRC_A_RTO_US, 1000000);
+	rx = mk_bound(_metadata, self, variant, 0, &dport);
+	tx = mk_bound(_metadata, self, variant, 0, &sport);
+	rcvtimeo(_metadata, rx, 10000);
+	send_msg(_metadata, variant, tx, 3000, 34, dport);
+	expect_msg(_metadata, variant, rx, 3000, 34, sport);
+	EXPECT_EQ(0, close_now(self, rx));
+	send_msg(_metadata, variant, tx, 3000, 35, dport);
+	err = refused_err(_metadata, self, tx, 800);
+	EXPECT_EQ(ECONNREFUSED, err) {
+		TH_LOG("recv: %s, want ECONNREFUSED", strerror(err));
+	}
 }
 
 /* ---- addresses and options ---------------------------------------------- */

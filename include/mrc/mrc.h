@@ -11,6 +11,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/ratelimit.h>
 #include <linux/refcount.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -68,6 +69,8 @@ struct mrc_net {
 	u32 next_qpn;
 	atomic_t nr_qps;
 	struct delayed_work reaper;
+	/* NACKs for data no socket takes: a flood draws few. */
+	struct ratelimit_state refuse_rs;
 };
 
 /*
@@ -90,6 +93,10 @@ struct mrc_net {
  */
 #define MRC_MAX_QPS_PER_SOCK	1024
 #define MRC_MAX_QPS_PER_NET	16384
+/* A closed socket's QP lingers until its peer is this long silent. */
+#define MRC_CLOSE_LINGER_MS	1000
+/* NACKs a namespace sends per second for data to no socket. */
+#define MRC_REFUSE_PER_SEC	1000
 /* Backoff stops doubling the retransmission timeout here. */
 #define MRC_RTO_MAX_US		1000000
 /* A direction idle this long starts a new epoch at its next message. */

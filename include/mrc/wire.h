@@ -173,7 +173,7 @@ enum mrc_nack_reason {
 	MRC_NACK_NO_PKT_BUFFER		= 0x07,
 	MRC_NACK_NO_RESOURCE		= 0x0a,
 	MRC_NACK_PSN_OOW		= 0x0b,
-	MRC_NACK_UNEXPECTED		= 0x19,
+	MRC_NACK_UNEXPECTED		= 0x19,	/* mrc: no socket takes it */
 };
 
 static inline void mrc_put_be16(__u8 *p, __u16 v)

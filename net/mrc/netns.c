@@ -59,6 +59,8 @@ static int __net_init mrc_net_init(struct net *net)
 	atomic_set(&mn->nr_qps, 0);
 	atomic64_set(&mn->max_reorder, 0);
 	INIT_DELAYED_WORK(&mn->reaper, mrc_reaper_work);
+	ratelimit_state_init(&mn->refuse_rs, HZ, MRC_REFUSE_PER_SEC);
+	ratelimit_set_flags(&mn->refuse_rs, RATELIMIT_MSG_ON_RELEASE);
 
 	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
 	if (!cfg)

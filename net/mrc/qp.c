@@ -212,8 +212,11 @@ static void mrc_qp_rx_purge(struct mrc_qp *qp)
 
 /* Under the QP's lock: may the reaper close it?  A QP of a closing
  * socket goes once its messages are acknowledged (or its sending
- * direction failed); any other once it has been idle both ways, which
- * also drops a message whose sender went silent halfway.
+ * direction failed) and its peer has sent nothing for a while: until
+ * then it acknowledges again what it took, should the peer have lost
+ * the ACK, where a closed port would refuse it.  Any other QP goes once
+ * it has been idle both ways, which also drops a message whose sender
+ * went silent halfway.
  */
 static bool mrc_qp_idle(struct mrc_qp *qp)
 {
@@ -221,7 +224,9 @@ static bool mrc_qp_idle(struct mrc_qp *qp)
 	bool tx_done = list_empty(&qp->tx_queue);
 
 	if (READ_ONCE(qp->ms->closing))
-		return tx_done;
+		return tx_done &&
+		       time_after(jiffies, qp->last_rx +
+				  msecs_to_jiffies(MRC_CLOSE_LINGER_MS));
 	return tx_done && time_after(jiffies, qp->last_tx + idle) &&
 	       time_after(jiffies, qp->last_rx + idle);
 }

@@ -116,6 +116,38 @@ static void mrc_rx_send_nack(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 	mrc_rx_queue_ack(qp, &a, ctx->entropy, out);
 }
 
+/* Data for a port no socket is bound to: tell its sender, which fails
+ * its QP (ECONNREFUSED) instead of retrying to its limit.  No state is
+ * kept for it, so the reply is rate-limited per namespace.
+ */
+static void mrc_rx_refuse(struct mrc_net *mn, const struct mrc_data_hdr *h,
+			  const struct mrc_rx_ctx *ctx)
+{
+	struct mrc_ack_hdr a = {
+		.opcode = MRC_OP_NACK,
+		.dport = h->sport,
+		.sport = h->dport,
+		.epoch = h->epoch,
+		.psn = h->psn,
+		.reason = MRC_NACK_UNEXPECTED,
+		.entropy = ctx->entropy,
+		.ts_echo = h->ts,
+	};
+	struct sk_buff *skb;
+
+	if (!__ratelimit(&mn->refuse_rs))
+		return;
+	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_SETH_LEN + MRC_CCSTATE_LEN);
+	if (!skb) {
+		mrc_stat_inc(mn, MRC_STAT_TX_ERRORS);
+		return;
+	}
+	skb_put(skb, mrc_put_ack_hdr(skb->data, &a));
+	mrc_skb_set_sport(skb, ctx->entropy, 46 << 2);
+	mrc_stat_inc(mn, MRC_STAT_NACK_TX);
+	mrc_xmit(mn, ctx->family, &ctx->saddr, skb);
+}
+
 static void mrc_rx_reset(struct mrc_qp *qp, u16 epoch)
 {
 	u32 i;
@@ -231,6 +263,7 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 			   struct sk_buff_head *out)
 {
 	struct sock *sk = mrc_to_sk(qp->ms);
+	bool closing = READ_ONCE(qp->ms->closing);
 	struct mrc_rx_msg *m, **slot;
 	u32 d, idx, charge;
 	bool over = false;
@@ -250,6 +283,8 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 						 out);
 			return;
 		}
+		if (closing)
+			goto refuse;
 		mrc_rx_reset(qp, h->epoch);
 	}
 
@@ -271,6 +306,11 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 		mrc_rx_send_sack(qp, h->psn, h->ts, ctx, out);
 		return;
 	}
+	/* A closed socket still acknowledges what it took, above, so
+	 * that a lost ACK fails no sender; anything new is refused.
+	 */
+	if (closing)
+		goto refuse;
 	if ((u16)(h->msn - qp->rcv_msn) >= MRC_WINDOW) {
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_OUT_OF_WINDOW);
 		return;
@@ -339,6 +379,11 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 no_mem:
 	mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_NO_MEM);
 	mrc_rx_send_nack(qp, h, MRC_NACK_NO_PKT_BUFFER, ctx, out);
+	return;
+
+refuse:
+	mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_NO_QP);
+	mrc_rx_send_nack(qp, h, MRC_NACK_UNEXPECTED, ctx, out);
 }
 
 static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
@@ -356,14 +401,16 @@ static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 		return;
 	}
 	ms = mrc_sock_lookup(mn, ctx->family, h.dport);
-	if (!ms || READ_ONCE(ms->closing)) {
-		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
-		return;
-	}
-	qp = mrc_qp_get_or_create(ms, &ctx->saddr, h.sport, GFP_ATOMIC);
+	qp = ms ? mrc_qp_get_or_create(ms, &ctx->saddr, h.sport, GFP_ATOMIC) :
+	     ERR_PTR(-EPIPE);
 	if (IS_ERR(qp)) {
-		mrc_stat_inc(mn, PTR_ERR(qp) == -EPIPE ?
-			     MRC_STAT_RX_DROP_NO_QP : MRC_STAT_RX_DROP_NO_MEM);
+		/* No socket, or one closing with no QP to this peer. */
+		if (PTR_ERR(qp) == -EPIPE) {
+			mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
+			mrc_rx_refuse(mn, &h, ctx);
+		} else {
+			mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_MEM);
+		}
 		return;
 	}
 

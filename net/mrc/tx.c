@@ -607,6 +607,13 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 			mrc_qp_fail(qp, ECONNRESET);
 			return;
 		}
+		if (h->reason == MRC_NACK_UNEXPECTED) {
+			/* No socket at the peer takes this: nobody to retry
+			 * for.
+			 */
+			mrc_qp_fail(qp, ECONNREFUSED);
+			return;
+		}
 		/* A receiver out of room is alive: wait for its reader,
 		 * unless nobody is left to wait for us.
 		 */
