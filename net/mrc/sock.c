@@ -653,78 +653,53 @@ static void mrc_sk_unhash(struct sock *sk)
 {
 }
 
-static struct proto mrc_prot = {
-	.name		= "MRC",
-	.owner		= THIS_MODULE,
-	.init		= mrc_sk_init,
-	.hash		= mrc_sk_hash,
-	.unhash		= mrc_sk_unhash,
-	.obj_size	= sizeof(struct mrc_sock),
-};
+/* The two address families differ only in the family, the name and the
+ * size of the socket: everything else is shared.
+ */
+#define MRC_PROTO(_name, _obj_size) {				\
+	.name		= _name,				\
+	.owner		= THIS_MODULE,				\
+	.init		= mrc_sk_init,				\
+	.hash		= mrc_sk_hash,				\
+	.unhash		= mrc_sk_unhash,			\
+	.obj_size	= _obj_size,				\
+}
 
-static const struct proto_ops mrc_ops = {
-	.family		= PF_INET,
-	.owner		= THIS_MODULE,
-	.release	= mrc_release,
-	.bind		= mrc_bind,
-	.connect	= mrc_connect,
-	.socketpair	= sock_no_socketpair,
-	.accept		= sock_no_accept,
-	.getname	= mrc_getname,
-	.poll		= mrc_poll,
-	.ioctl		= mrc_ioctl,
-	.listen		= sock_no_listen,
-	.shutdown	= sock_no_shutdown,
-	.setsockopt	= mrc_setsockopt,
-	.getsockopt	= mrc_getsockopt,
-	.sendmsg	= mrc_sendmsg,
-	.recvmsg	= mrc_recvmsg,
-	.mmap		= sock_no_mmap,
-};
+#define MRC_PROTO_OPS(_family) {				\
+	.family		= _family,				\
+	.owner		= THIS_MODULE,				\
+	.release	= mrc_release,				\
+	.bind		= mrc_bind,				\
+	.connect	= mrc_connect,				\
+	.socketpair	= sock_no_socketpair,			\
+	.accept		= sock_no_accept,			\
+	.getname	= mrc_getname,				\
+	.poll		= mrc_poll,				\
+	.ioctl		= mrc_ioctl,				\
+	.listen		= sock_no_listen,			\
+	.shutdown	= sock_no_shutdown,			\
+	.setsockopt	= mrc_setsockopt,			\
+	.getsockopt	= mrc_getsockopt,			\
+	.sendmsg	= mrc_sendmsg,				\
+	.recvmsg	= mrc_recvmsg,				\
+	.mmap		= sock_no_mmap,				\
+}
 
-static struct inet_protosw mrc_protosw = {
-	.type		= SOCK_DGRAM,
-	.protocol	= IPPROTO_MRC,
-	.prot		= &mrc_prot,
-	.ops		= &mrc_ops,
-};
+#define MRC_PROTOSW(_prot, _ops) {				\
+	.type		= SOCK_DGRAM,				\
+	.protocol	= IPPROTO_MRC,				\
+	.prot		= _prot,				\
+	.ops		= _ops,					\
+}
+
+static struct proto mrc_prot = MRC_PROTO("MRC", sizeof(struct mrc_sock));
+static const struct proto_ops mrc_ops = MRC_PROTO_OPS(PF_INET);
+static struct inet_protosw mrc_protosw = MRC_PROTOSW(&mrc_prot, &mrc_ops);
 
 #if IS_ENABLED(CONFIG_IPV6)
-static struct proto mrc6_prot = {
-	.name		= "MRCv6",
-	.owner		= THIS_MODULE,
-	.init		= mrc_sk_init,
-	.hash		= mrc_sk_hash,
-	.unhash		= mrc_sk_unhash,
-	.obj_size	= sizeof(struct mrc6_sock),
-};
-
-static const struct proto_ops mrc6_ops = {
-	.family		= PF_INET6,
-	.owner		= THIS_MODULE,
-	.release	= mrc_release,
-	.bind		= mrc_bind,
-	.connect	= mrc_connect,
-	.socketpair	= sock_no_socketpair,
-	.accept		= sock_no_accept,
-	.getname	= mrc_getname,
-	.poll		= mrc_poll,
-	.ioctl		= mrc_ioctl,
-	.listen		= sock_no_listen,
-	.shutdown	= sock_no_shutdown,
-	.setsockopt	= mrc_setsockopt,
-	.getsockopt	= mrc_getsockopt,
-	.sendmsg	= mrc_sendmsg,
-	.recvmsg	= mrc_recvmsg,
-	.mmap		= sock_no_mmap,
-};
-
-static struct inet_protosw mrc6_protosw = {
-	.type		= SOCK_DGRAM,
-	.protocol	= IPPROTO_MRC,
-	.prot		= &mrc6_prot,
-	.ops		= &mrc6_ops,
-};
+static struct proto mrc6_prot = MRC_PROTO("MRCv6", sizeof(struct mrc6_sock));
+static const struct proto_ops mrc6_ops = MRC_PROTO_OPS(PF_INET6);
+static struct inet_protosw mrc6_protosw = MRC_PROTOSW(&mrc6_prot, &mrc6_ops);
 #endif
 
 /**
