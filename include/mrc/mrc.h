@@ -321,7 +321,7 @@ void mrc_sock_exit(void);
 struct mrc_sock *mrc_sock_lookup(struct mrc_net *mn, int family, u16 port);
 void mrc_sock_deliver(struct mrc_sock *ms, struct mrc_rx_msg *m);
 void mrc_sock_qp_failed(struct mrc_sock *ms, int err);
-void mrc_sock_last_qp_closed(struct mrc_sock *ms);
+void mrc_sock_unbind(struct mrc_sock *ms);
 
 /* qp.c */
 struct mrc_qp *mrc_qp_lookup(struct mrc_sock *ms, const struct in6_addr *addr,
@@ -333,7 +333,6 @@ void mrc_qp_put(struct mrc_qp *qp);
 bool mrc_qp_kill(struct mrc_qp *qp, bool if_idle);
 void mrc_qp_close_all(struct mrc_sock *ms);
 void mrc_reaper_work(struct work_struct *work);
-void mrc_qp_free_rx_msg(struct mrc_qp *qp, struct mrc_rx_msg *m);
 void mrc_rx_msg_free(struct mrc_sock *ms, struct mrc_rx_msg *m);
 
 /* tx.c */

@@ -187,23 +187,13 @@ struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
 	return new;
 }
 
-/**
- * mrc_qp_free_rx_msg() - drop a message being received
- * @qp: its queue pair, locked
- * @m: the message
- */
-void mrc_qp_free_rx_msg(struct mrc_qp *qp, struct mrc_rx_msg *m)
-{
-	mrc_rx_msg_free(qp->ms, m);
-}
-
 static void mrc_qp_rx_purge(struct mrc_qp *qp)
 {
 	u32 i;
 
 	for (i = 0; i < MRC_WINDOW; i++) {
 		if (qp->rx_slots[i]) {
-			mrc_qp_free_rx_msg(qp, qp->rx_slots[i]);
+			mrc_rx_msg_free(qp->ms, qp->rx_slots[i]);
 			qp->rx_slots[i] = NULL;
 		}
 	}
@@ -278,7 +268,7 @@ bool mrc_qp_kill(struct mrc_qp *qp, bool if_idle)
 	spin_unlock_bh(&qp->lock);
 
 	if (last)
-		mrc_sock_last_qp_closed(ms);
+		mrc_sock_unbind(ms);
 	mrc_qp_put(qp);
 	return true;
 }

@@ -154,7 +154,7 @@ static void mrc_rx_reset(struct mrc_qp *qp, u16 epoch)
 
 	for (i = 0; i < MRC_WINDOW; i++) {
 		if (qp->rx_slots[i]) {
-			mrc_qp_free_rx_msg(qp, qp->rx_slots[i]);
+			mrc_rx_msg_free(qp->ms, qp->rx_slots[i]);
 			qp->rx_slots[i] = NULL;
 		}
 	}

@@ -111,7 +111,14 @@ out:
 	return ret;
 }
 
-static void mrc_sock_unbind(struct mrc_sock *ms)
+/**
+ * mrc_sock_unbind() - take a closing socket off its port
+ * @ms: the socket
+ *
+ * Called on close once the socket has no queue pair left, either at
+ * once or when its last queue pair closes.
+ */
+void mrc_sock_unbind(struct mrc_sock *ms)
 {
 	struct mrc_net *mn = ms->mn;
 
@@ -601,15 +608,6 @@ static int mrc_release(struct socket *sock)
 	}
 	sock_put(sk);
 	return 0;
-}
-
-/**
- * mrc_sock_last_qp_closed() - a closing socket lost its last queue pair
- * @ms: the socket
- */
-void mrc_sock_last_qp_closed(struct mrc_sock *ms)
-{
-	mrc_sock_unbind(ms);
 }
 
 static void mrc_sk_destruct(struct sock *sk)
