@@ -123,7 +123,6 @@ struct mrc_tx_pkt {
 	u32 off;
 	u16 len;
 	u8 flags;
-	u8 nrtx;
 };
 
 #define MRC_TXP_SACKED		0x01	/* the receiver has it */

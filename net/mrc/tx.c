@@ -293,7 +293,6 @@ static bool mrc_retransmit_one(struct mrc_qp *qp, struct sk_buff_head *out)
 				MRC_STAT_RTX_TIMEOUT : MRC_STAT_RTX_SACK);
 		e->flags &= ~(MRC_TXP_LOST | MRC_TXP_LOST_RTO);
 		e->flags |= MRC_TXP_RETX;
-		e->nrtx++;
 		e->tx_ns = ktime_get_ns();
 		qp->nr_lost--;
 		qp->inflight += e->len;
@@ -350,7 +349,6 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 		e->off = m->sent;
 		e->len = plen;
 		e->flags = 0;
-		e->nrtx = 0;
 		e->tx_ns = ktime_get_ns();
 		m->sent += plen;
 		last = m->sent == m->len;
