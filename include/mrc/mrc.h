@@ -332,6 +332,7 @@ void mrc_qp_put(struct mrc_qp *qp);
 bool mrc_qp_kill(struct mrc_qp *qp, bool if_idle);
 void mrc_qp_close_all(struct mrc_sock *ms);
 void mrc_reaper_work(struct work_struct *work);
+void mrc_qp_rx_purge(struct mrc_qp *qp);
 void mrc_rx_msg_free(struct mrc_sock *ms, struct mrc_rx_msg *m);
 
 /* tx.c */

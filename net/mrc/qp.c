@@ -187,7 +187,11 @@ struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
 	return new;
 }
 
-static void mrc_qp_rx_purge(struct mrc_qp *qp)
+/**
+ * mrc_qp_rx_purge() - drop every message being received
+ * @qp: the queue pair, locked
+ */
+void mrc_qp_rx_purge(struct mrc_qp *qp)
 {
 	u32 i;
 

@@ -150,14 +150,7 @@ static void mrc_rx_refuse(struct mrc_net *mn, const struct mrc_data_hdr *h,
 
 static void mrc_rx_reset(struct mrc_qp *qp, u16 epoch)
 {
-	u32 i;
-
-	for (i = 0; i < MRC_WINDOW; i++) {
-		if (qp->rx_slots[i]) {
-			mrc_rx_msg_free(qp->ms, qp->rx_slots[i]);
-			qp->rx_slots[i] = NULL;
-		}
-	}
+	mrc_qp_rx_purge(qp);
 	bitmap_zero(qp->rx_bitmap, MRC_WINDOW);
 	qp->rx_prev_epoch = qp->rx_open ? qp->rx_epoch : 0;
 	qp->rx_epoch = epoch;
@@ -166,7 +159,6 @@ static void mrc_rx_reset(struct mrc_qp *qp, u16 epoch)
 	qp->rcv_msn = 0;
 	qp->rx_held = 0;
 	qp->rx_unacked = 0;
-	qp->rx_partial = 0;
 	qp->rx_bytes = 0;
 }
 
