@@ -111,17 +111,21 @@ static const struct kind kinds[] = {
 	 * message (PSN 0, MSN 0), delivered the first time and a duplicate
 	 * after; the others are dropped, each for its one reason.
 	 */
-	{ "data",		DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ,
+	{ "data",		DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ |
+				MRC_BTH_START,
 				"accepted (no_qp if -q has no socket)" },
 	/* 64 Ki PSNs ahead: far beyond the 256-PSN window */
-	{ "data-oow",		DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ,
+	{ "data-oow",		DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ |
+				MRC_BTH_START,
 				"out_of_window", .psn = 0x10000 },
 	/* After "data" (cumulative PSN 0): the last PSN of the 1024-PSN
 	 * window, held out of order; then the first beyond it.
 	 */
-	{ "data-edge",		DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ,
+	{ "data-edge",		DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ |
+				MRC_BTH_START,
 				"accepted, held", .psn = 256, .msn = 2 },
-	{ "data-beyond",	DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ,
+	{ "data-beyond",	DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ |
+				MRC_BTH_START,
 				"out_of_window", .psn = 257, .msn = 3 },
 	/* 64 payload bytes of a 32-byte message */
 	{ "data-overrun",	DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ,

@@ -1569,6 +1569,92 @@ TEST_F(sk, refused_after_close)
 	}
 }
 
+/* ---- a port taken over -------------------------------------------------- */
+
+/* Wait up to 2 s for the namespace to count @n messages acknowledged. */
+static void wait_acked(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(sk) *self, __u64 n)
+{
+	long long t0 = now_ms();
+	struct stats s;
+
+	do {
+		stats(_metadata, self, &s);
+		if (s.v[MRC_STAT_TX_MSGS] >= n)
+			return;
+		sleep_ms(10);
+	} while (now_ms() - t0 < 2000);
+	ASSERT_LE(n, s.v[MRC_STAT_TX_MSGS]) {
+		TH_LOG("tx_msgs %llu after 2 s, want %llu",
+		       (unsigned long long)s.v[MRC_STAT_TX_MSGS],
+		       (unsigned long long)n);
+	}
+}
+
+/*
+ * A closed socket that has delivered everything keeps its port only to
+ * acknowledge again what it took; bind() takes the port over at once.
+ * The peer's queue pair, mid-epoch, is unknown to the new socket: its
+ * next message draws a NACK and fails with ECONNRESET (the peer
+ * restarted), never reaches the new socket, and the one after starts a
+ * new epoch and arrives.
+ */
+TEST_F(sk, rebind_takes_over)
+{
+	const unsigned int port = 49001;
+	struct pollfd pfd;
+	unsigned int sport;
+	struct rcvd r;
+	char buf[16];
+	int tx, rx;
+
+	cfg(_metadata, self, MRC_A_RTO_US, 1000000);
+	rx = mk_bound(_metadata, self, variant, port, NULL);
+	tx = mk_bound(_metadata, self, variant, 0, &sport);
+	rcvtimeo(_metadata, rx, 10000);
+	send_msg(_metadata, variant, tx, 2000, 41, port);
+	expect_msg(_metadata, variant, rx, 2000, 41, sport);
+	wait_acked(_metadata, self, 1);
+	EXPECT_EQ(0, close_now(self, rx));
+
+	rx = mk_bound(_metadata, self, variant, port, NULL);
+	rcvtimeo(_metadata, rx, 10000);
+	send_msg(_metadata, variant, tx, 2000, 42, port);
+	pfd.fd = tx;
+	pfd.events = POLLIN;
+	EXPECT_EQ(1, poll(&pfd, 1, 800)) {
+		TH_LOG("no error within 800 ms of sending to the new socket");
+	}
+	recv_into(tx, buf, sizeof(buf), MSG_DONTWAIT, &r);
+	EXPECT_EQ(-1, r.ret);
+	EXPECT_EQ(ECONNRESET, r.err) {
+		TH_LOG("recv: %s, want ECONNRESET", strerror(r.err));
+	}
+	send_msg(_metadata, variant, tx, 2000, 43, port);
+	expect_msg(_metadata, variant, rx, 2000, 43, sport);
+}
+
+/* ... but not while it still delivers what it was sent. */
+TEST_F(sk, rebind_busy_while_delivering)
+{
+	const unsigned int port = 49002;
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int tx, fd;
+
+	cfg(_metadata, self, MRC_A_RTO_US, 1000000);
+	tx = mk_bound(_metadata, self, variant, port, NULL);
+	send_msg_at(_metadata, variant, tx, 2000, 44, variant->hole, 45000);
+	EXPECT_EQ(0, close_now(self, tx));
+	fd = mk(_metadata, self, variant);
+	addr_set(&ss, &len, variant->family, NULL, port);
+	EXPECT_EQ(-1, bind(fd, (struct sockaddr *)&ss, len));
+	EXPECT_EQ(EADDRINUSE, errno) {
+		TH_LOG("bind to the port of a closed socket still sending: %s",
+		       strerror(errno));
+	}
+}
+
 /* ---- addresses and options ---------------------------------------------- */
 
 /* The other family's address, and v4-mapped ones, are refused. */

@@ -123,6 +123,7 @@ struct mrc_tx_pkt {
 	u32 off;
 	u16 len;
 	u8 flags;
+	u8 lost_depth;	/* SACK gap depth it was taken as lost at, or 0 */
 };
 
 #define MRC_TXP_SACKED		0x01	/* the receiver has it */
@@ -188,6 +189,10 @@ struct mrc_qp {
 	u32 inflight;
 	u32 nr_lost;
 	u32 high_sacked;	/* one past the highest PSN known received */
+	bool tx_synced;		/* the peer acknowledged data of the epoch */
+	u32 reorder;		/* SACK gap depth taken as reordering */
+	u32 rto_floor_us;	/* least RTO, raised by spurious timeouts */
+	u32 rto_lo, rto_hi;	/* PSNs in flight at the last timeout */
 	struct mrc_tx_pkt *ring;
 	u32 cwnd;
 	u32 srtt_us;
@@ -346,6 +351,7 @@ int mrc_xmit(struct mrc_net *mn, int family, const struct in6_addr *daddr,
 void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		   struct sk_buff_head *out);
 enum hrtimer_restart mrc_rto_fire(struct hrtimer *t);
+u32 mrc_qp_rto_us(struct mrc_qp *qp, const struct mrc_config *c);
 void mrc_qp_tx_reset(struct mrc_qp *qp);
 void mrc_qp_tx_purge(struct mrc_qp *qp);
 void mrc_qp_fail(struct mrc_qp *qp, int err);

@@ -55,6 +55,7 @@ enum mrc_opcode {
 #define MRC_BTH_TVER_MASK	0x0f
 /* BTH byte 8: ack request (RoCE), and what MRC adds in the same byte. */
 #define MRC_BTH_ACKREQ		0x80
+#define MRC_BTH_START		0x40	/* nothing of the epoch acked yet */
 #define MRC_BTH_RETX		0x20
 #define MRC_BTH_TSETH		0x10
 
@@ -165,6 +166,7 @@ static inline int mrc_hdr_check(const __u8 *p, size_t len)
 #define MRC_PKEY_DEFAULT	0xffff
 #define MRC_CC_TYPE_NSCC	0x10	/* SETH/NETH byte 16, high nibble */
 #define MRC_CC_FLAG_ECN		0x01	/* SACK: the drawing packet was CE */
+#define MRC_CC_FLAG_DUP		0x02	/* SACK: ... a duplicate (mrc) */
 
 enum mrc_nack_reason {
 	MRC_NACK_TRIMMED		= 0x01,

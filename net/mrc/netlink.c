@@ -129,8 +129,12 @@ static int mrc_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
 static int mrc_nl_put_qp(struct sk_buff *msg, struct mrc_qp *qp)
 {
 	struct nlattr *nest, *st;
+	u32 rto_us;
 	int s;
 
+	rcu_read_lock();
+	rto_us = mrc_qp_rto_us(qp, mrc_cfg(qp->mn));
+	rcu_read_unlock();
 	nest = nla_nest_start(msg, MRC_A_QP);
 	if (!nest)
 		return -EMSGSIZE;
@@ -152,7 +156,9 @@ static int mrc_nl_put_qp(struct sk_buff *msg, struct mrc_qp *qp)
 	    nla_put_u32(msg, MRC_QP_A_SRTT_US, qp->srtt_us) ||
 	    nla_put_u32(msg, MRC_QP_A_BASE_RTT_US, qp->base_rtt_us) ||
 	    nla_put_u32(msg, MRC_QP_A_TX_QUEUED, qp->tx_queued) ||
-	    nla_put_u32(msg, MRC_QP_A_RX_PENDING, qp->rx_partial))
+	    nla_put_u32(msg, MRC_QP_A_RX_PENDING, qp->rx_partial) ||
+	    nla_put_u32(msg, MRC_QP_A_REORDER, qp->reorder) ||
+	    nla_put_u32(msg, MRC_QP_A_RTO_US, rto_us))
 		goto cancel;
 	st = nla_nest_start(msg, MRC_QP_A_STATS);
 	if (!st)

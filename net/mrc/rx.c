@@ -69,7 +69,7 @@ static void mrc_rx_send_ack(struct mrc_qp *qp, struct sk_buff_head *out)
 	mrc_rx_queue_ack(qp, &a, qp->udp_sport, out);
 }
 
-static void mrc_rx_send_sack(struct mrc_qp *qp, u32 drew, u16 ts,
+static void mrc_rx_send_sack(struct mrc_qp *qp, u32 drew, u16 ts, bool dup,
 			     const struct mrc_rx_ctx *ctx,
 			     struct sk_buff_head *out)
 {
@@ -79,7 +79,8 @@ static void mrc_rx_send_sack(struct mrc_qp *qp, u32 drew, u16 ts,
 		.sport = qp->lport,
 		.epoch = qp->rx_epoch,
 		.psn = mrc_rx_cum(qp),
-		.cc_flags = ctx->ecn ? MRC_CC_FLAG_ECN : 0,
+		.cc_flags = (ctx->ecn ? MRC_CC_FLAG_ECN : 0) |
+			    (dup ? MRC_CC_FLAG_DUP : 0),
 		.entropy = ctx->entropy,
 		.sack_off = 1,
 		.max_range = MRC_WINDOW / 64,
@@ -262,13 +263,17 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 	s64 rx_mem;
 	bool ooo;
 
-	qp->last_rx = jiffies;
+	/* What a closed socket refuses does not keep it lingering. */
+	if (!closing)
+		qp->last_rx = jiffies;
 	if (!qp->rx_open || h->epoch != qp->rx_epoch) {
 		/* A stale packet of the direction's last epoch, or one that
-		 * cannot be the start of a new one.
+		 * cannot be the start of a new one: beyond its first window,
+		 * or sent after the epoch's start was acknowledged, to a QP
+		 * (or socket) that has since gone.
 		 */
 		if ((qp->rx_open && h->epoch == qp->rx_prev_epoch) ||
-		    h->psn >= MRC_WINDOW) {
+		    h->psn >= MRC_WINDOW || !(h->flags & MRC_BTH_START)) {
 			mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_OUT_OF_WINDOW);
 			if (h->epoch != qp->rx_prev_epoch)
 				mrc_rx_send_nack(qp, h, MRC_NACK_PSN_OOW, ctx,
@@ -283,9 +288,13 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 	d = mrc_psn_diff(h->psn, qp->rcv_nxt);
 	if (d >= MRC_WINDOW) {
 		if (mrc_psn_diff(qp->rcv_nxt, h->psn) <= 0x800000) {
-			/* Behind the window: received and acknowledged. */
+			/* Behind the window: received and acknowledged.
+			 * The SACK names it, so that a sender learns its
+			 * retransmission was not needed.
+			 */
 			mrc_qp_stat_inc(qp, MRC_STAT_RX_DUP_PACKETS);
-			mrc_rx_send_ack(qp, out);
+			mrc_rx_send_sack(qp, h->psn, h->ts, true, ctx, out);
+			qp->last_rx = jiffies;
 		} else {
 			mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_OUT_OF_WINDOW);
 			mrc_rx_send_nack(qp, h, MRC_NACK_PSN_OOW, ctx, out);
@@ -295,7 +304,8 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 	idx = h->psn % MRC_WINDOW;
 	if (test_bit(idx, qp->rx_bitmap)) {
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_DUP_PACKETS);
-		mrc_rx_send_sack(qp, h->psn, h->ts, ctx, out);
+		mrc_rx_send_sack(qp, h->psn, h->ts, true, ctx, out);
+		qp->last_rx = jiffies;
 		return;
 	}
 	/* A closed socket still acknowledges what it took, above, so
@@ -363,7 +373,7 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 
 	qp->rx_unacked++;
 	if (ooo || qp->rx_held || ctx->ecn || h->flags & MRC_BTH_ACKREQ)
-		mrc_rx_send_sack(qp, h->psn, h->ts, ctx, out);
+		mrc_rx_send_sack(qp, h->psn, h->ts, false, ctx, out);
 	else if (qp->rx_unacked >= 4)
 		mrc_rx_send_ack(qp, out);
 	return;

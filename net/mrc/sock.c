@@ -32,15 +32,26 @@ static u32 mrc_port_hash(int family, u16 port)
 	return (u32)port * 2 + (family == AF_INET6);
 }
 
-static bool mrc_port_used(struct mrc_net *mn, int family, u16 port)
+/* The socket holding @port, under the port lock; NULL if none does. */
+static struct mrc_sock *mrc_port_holder(struct mrc_net *mn, int family,
+					u16 port)
 {
 	struct mrc_sock *ms;
 
 	hash_for_each_possible(mn->ports, ms, port_node,
 			       mrc_port_hash(family, port))
 		if (ms->port == port && mrc_to_sk(ms)->sk_family == family)
-			return true;
-	return false;
+			return ms;
+	return NULL;
+}
+
+/* A closed socket that has delivered all it sent keeps its port only to
+ * acknowledge again what it took (see mrc_qp_idle()); a new bind() may
+ * take the port over, as TCP's SO_REUSEADDR does a TIME_WAIT one.
+ */
+static bool mrc_port_lingering(struct mrc_sock *ms)
+{
+	return READ_ONCE(ms->closing) && !atomic64_read(&ms->tx_mem);
 }
 
 /**
@@ -79,10 +90,15 @@ static int mrc_do_bind(struct mrc_sock *ms, u16 port)
 		goto out;
 	}
 	if (port) {
-		if (mrc_port_used(mn, sk->sk_family, port)) {
+		struct mrc_sock *old = mrc_port_holder(mn, sk->sk_family, port);
+
+		if (old && !mrc_port_lingering(old)) {
 			ret = -EADDRINUSE;
 			goto out;
 		}
+		/* Packets to the port reach the new socket from now on. */
+		if (old)
+			hlist_del_init_rcu(&old->port_node);
 	} else {
 		n = MRC_EPHEMERAL_HI - MRC_EPHEMERAL_LO + 1;
 		if (!mn->next_port)
@@ -90,7 +106,7 @@ static int mrc_do_bind(struct mrc_sock *ms, u16 port)
 		for (i = 0; i < n; i++) {
 			u16 p = MRC_EPHEMERAL_LO + (mn->next_port + i) % n;
 
-			if (!mrc_port_used(mn, sk->sk_family, p)) {
+			if (!mrc_port_holder(mn, sk->sk_family, p)) {
 				port = p;
 				mn->next_port = (mn->next_port + i + 1) % n;
 				break;
@@ -123,8 +139,9 @@ void mrc_sock_unbind(struct mrc_sock *ms)
 	struct mrc_net *mn = ms->mn;
 
 	spin_lock_bh(&mn->port_lock);
-	if (ms->port)
-		hash_del_rcu(&ms->port_node);
+	/* Not if a new socket took the port over. */
+	if (!hlist_unhashed(&ms->port_node))
+		hlist_del_init_rcu(&ms->port_node);
 	spin_unlock_bh(&mn->port_lock);
 }
 

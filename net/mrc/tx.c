@@ -190,10 +190,22 @@ static u16 mrc_qp_entropy(struct mrc_qp *qp)
 	return qp->udp_sport;
 }
 
-static u32 mrc_qp_rto_us(struct mrc_qp *qp, const struct mrc_config *c)
+static u64 mrc_qp_rto_base_us(struct mrc_qp *qp, const struct mrc_config *c)
 {
-	u64 rto = max_t(u64, c->rto_us,
-			(u64)qp->srtt_us + 4ULL * qp->rttvar_us);
+	return max3((u64)c->rto_us, (u64)qp->rto_floor_us,
+		    (u64)qp->srtt_us + 4ULL * qp->rttvar_us);
+}
+
+/**
+ * mrc_qp_rto_us() - the retransmission timeout a queue pair arms now
+ * @qp: the queue pair, locked
+ * @c: the namespace's configuration
+ *
+ * Return: the timeout in microseconds, backoff included.
+ */
+u32 mrc_qp_rto_us(struct mrc_qp *qp, const struct mrc_config *c)
+{
+	u64 rto = mrc_qp_rto_base_us(qp, c);
 
 	/* Backoff stops at a second, or at the configured RTO if longer. */
 	return min_t(u64, rto << qp->backoff, max_t(u64, rto, MRC_RTO_MAX_US));
@@ -236,7 +248,10 @@ static struct sk_buff *mrc_build_data(struct mrc_qp *qp,
 {
 	struct mrc_data_hdr h = {
 		.opcode = mrc_data_opcode(e),
-		.flags = flags,
+		/* Until the peer acknowledges some of the epoch, it may not
+		 * know it: only such packets may start it there.
+		 */
+		.flags = flags | (qp->tx_synced ? 0 : MRC_BTH_START),
 		.dport = qp->rport,
 		.psn = psn,
 		.msn = e->msg->msn,
@@ -349,6 +364,7 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 		e->off = m->sent;
 		e->len = plen;
 		e->flags = 0;
+		e->lost_depth = 0;
 		e->tx_ns = ktime_get_ns();
 		m->sent += plen;
 		last = m->sent == m->len;
@@ -442,6 +458,9 @@ void mrc_qp_tx_reset(struct mrc_qp *qp)
 	qp->snd_una = 0;
 	qp->snd_nxt = 0;
 	qp->high_sacked = 0;
+	qp->tx_synced = false;
+	qp->rto_lo = 0;
+	qp->rto_hi = 0;
 	qp->next_msn = 0;
 	qp->backoff = 0;
 	qp->retries = 0;
@@ -548,9 +567,40 @@ static void mrc_note_received(struct mrc_qp *qp, u32 psn)
 		qp->high_sacked = next;
 }
 
+/* A SACK says a duplicate of @psn reached the receiver: a copy was sent
+ * that was not needed.  If the SACK gaps had taken it as lost, it was
+ * only reordered deeper than that (paths of different delay; senders on
+ * several CPUs): take twice the depth it was taken as lost at as
+ * reordering from now on, up to half the window.  The duplicates of one
+ * burst, all taken as lost at about one depth, raise it once.
+ */
+static void mrc_note_dup(struct mrc_qp *qp, u32 psn,
+			 const struct mrc_config *c)
+{
+	struct mrc_tx_pkt *e = mrc_txp(qp, psn);
+
+	/* A copy resent by the last timeout: that timeout came too early
+	 * (a stall longer than the RTT's variation foretold).  Wait twice
+	 * as long from now on, up to the backoff's cap.
+	 */
+	if (mrc_psn_sdiff(psn, qp->rto_lo) >= 0 &&
+	    mrc_psn_sdiff(psn, qp->rto_hi) < 0) {
+		qp->rto_floor_us = min_t(u64, 2 * mrc_qp_rto_base_us(qp, c),
+					 MRC_RTO_MAX_US);
+		qp->rto_hi = qp->rto_lo;
+		return;
+	}
+	/* Its ring entry, unless a later PSN has taken it since. */
+	if (mrc_psn_diff(qp->snd_nxt, psn) > MRC_WINDOW || !e->lost_depth)
+		return;
+	qp->reorder = max_t(u32, qp->reorder,
+			    min_t(u32, 2 * e->lost_depth, MRC_WINDOW / 2));
+	e->lost_depth = 0;
+}
+
 static void mrc_sack_losses(struct mrc_qp *qp, const struct mrc_config *c)
 {
-	u32 depth = c->sack_loss_min_retx_pkts, psn, highest;
+	u32 depth = max(c->sack_loss_min_retx_pkts, qp->reorder), psn, highest;
 	u64 now = ktime_get_ns();
 
 	if (mrc_psn_sdiff(qp->high_sacked, qp->snd_una) <= 0)
@@ -568,6 +618,7 @@ static void mrc_sack_losses(struct mrc_qp *qp, const struct mrc_config *c)
 		    NSEC_PER_USEC)
 			continue;
 		e->flags |= MRC_TXP_LOST;
+		e->lost_depth = min(mrc_psn_sdiff(highest, psn), 255);
 		qp->inflight -= e->len;
 		qp->nr_lost++;
 	}
@@ -652,6 +703,7 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 			e->flags = 0;
 		}
 		qp->snd_una = cum_next;
+		qp->tx_synced = true;
 		qp->feedback = true;
 		if (mrc_psn_sdiff(qp->high_sacked, cum_next) < 0)
 			qp->high_sacked = cum_next;
@@ -681,6 +733,8 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 			acked += mrc_txp_sacked(qp, e);
 			mrc_note_received(qp, drew);
 		}
+		if (h->cc_flags & MRC_CC_FLAG_DUP)
+			mrc_note_dup(qp, drew, &cfg);
 		mrc_sack_losses(qp, &cfg);
 	}
 
@@ -744,6 +798,8 @@ enum hrtimer_restart mrc_rto_fire(struct hrtimer *t)
 		qp->inflight -= e->len;
 		qp->nr_lost++;
 	}
+	qp->rto_lo = qp->snd_una;
+	qp->rto_hi = qp->snd_nxt;
 	mrc_cc_on_timeout(qp, &cfg);
 	if (qp->backoff < 16)
 		qp->backoff++;

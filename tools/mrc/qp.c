@@ -63,6 +63,8 @@ static const enum mnl_attr_data_type mrc_qp_types[MRC_QP_A_MAX + 1] = {
 	[MRC_QP_A_TX_QUEUED]	= MNL_TYPE_U32,
 	[MRC_QP_A_RX_PENDING]	= MNL_TYPE_U32,
 	[MRC_QP_A_STATS]	= MNL_TYPE_NESTED,
+	[MRC_QP_A_REORDER]	= MNL_TYPE_U32,
+	[MRC_QP_A_RTO_US]	= MNL_TYPE_U32,
 };
 
 static const char * const mrc_qp_state_names[] = {
@@ -86,6 +88,8 @@ static const struct {
 	{ MRC_QP_A_BASE_RTT_US,	"base-rtt",	"us",	"base_rtt_us" },
 	{ MRC_QP_A_TX_QUEUED,	"tx-queued",	"",	"tx_queued" },
 	{ MRC_QP_A_RX_PENDING,	"rx-pending",	"",	"rx_pending" },
+	{ MRC_QP_A_REORDER,	"reorder",	"",	"reorder" },
+	{ MRC_QP_A_RTO_US,	"rto",		"us",	"rto_us" },
 };
 
 #define MRC_QP_NR_NUMS	ARRAY_SIZE(mrc_qp_nums)

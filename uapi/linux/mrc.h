@@ -225,6 +225,10 @@ enum mrc_qp_attr {
 	MRC_QP_A_TX_QUEUED,		/* u32: messages not yet acknowledged */
 	MRC_QP_A_RX_PENDING,		/* u32: messages being received */
 	MRC_QP_A_STATS,			/* nest of MRC_STAT_* u64 */
+	MRC_QP_A_REORDER,		/* u32: SACK gap depth taken as
+					 * reordering (PSNs)
+					 */
+	MRC_QP_A_RTO_US,		/* u32: retransmission timeout */
 
 	__MRC_QP_A_MAX,
 };
