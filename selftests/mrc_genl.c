@@ -983,15 +983,24 @@ static int qp_attr_len(int type, int family)
 	}
 }
 
-/* An mrc port nothing is bound to in a new netns. */
+/* An mrc port of a peer that never answers. */
 #define QP_PEER_PORT	4000
 
+/* That peer: a dummy device discards what is sent to its subnet (a
+ * port nobody bound on loopback would refuse the message at once).
+ */
+static const char *const hole_setup[] = {
+	"ip link add mrchole type dummy",
+	"ip link set mrchole up",
+	"ip addr add 192.0.2.254/24 dev mrchole",
+	"ip -6 addr add 2001:db8::fe/64 dev mrchole nodad",
+};
+
 /*
- * One queue pair, byte by byte: a socket sends a message to a port of
- * loopback where no socket is bound, so its queue pair opens and stays
- * open with the message unacknowledged (under a 10 s RTO) while the
- * dump runs, and is the only one (nothing answers, nothing opens one at
- * the other end).
+ * One queue pair, byte by byte: a socket sends a message to a peer in a
+ * black hole, so its queue pair opens and stays open with the message
+ * unacknowledged (under a 10 s RTO) while the dump runs, and is the only
+ * one (nothing answers, nothing opens one at the other end).
  */
 static void qp_dump_one(struct __test_metadata *_metadata,
 			FIXTURE_DATA(mrc) *self, int family)
@@ -999,7 +1008,7 @@ static void qp_dump_one(struct __test_metadata *_metadata,
 	const struct nlattr *qtb[MRC_QP_A_MAX + 1], *stb[MRC_STAT_MAX + 1];
 	int qcounts[MRC_QP_A_MAX + 1], scounts[MRC_STAT_MAX + 1];
 	struct linger abort_on_close = { .l_onoff = 1, .l_linger = 0 };
-	static const struct in6_addr lo6 = IN6ADDR_LOOPBACK_INIT;
+	struct in6_addr lo6;	/* the peer: 2001:db8::1 */
 	struct sockaddr_storage to, me;
 	const struct nlattr *nest;
 	struct nlmsghdr *nlh;
@@ -1009,6 +1018,9 @@ static void qp_dump_one(struct __test_metadata *_metadata,
 	int sk, t, s;
 
 	ASSERT_EQ(0, lo_up());
+	for (t = 0; t < (int)(sizeof(hole_setup) / sizeof(hole_setup[0])); t++)
+		ASSERT_EQ(0, system(hole_setup[t]));
+	ASSERT_EQ(1, inet_pton(AF_INET6, "2001:db8::1", &lo6));
 	/* No timeout, no failure while the test looks. */
 	nlh = mrc_req(self, MRC_CMD_CONFIG_SET);
 	req_put_u32(nlh, MRC_A_RTO_US, 10000000);
@@ -1020,7 +1032,7 @@ static void qp_dump_one(struct __test_metadata *_metadata,
 
 		sin->sin_family = AF_INET;
 		sin->sin_port = htons(QP_PEER_PORT);
-		sin->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		sin->sin_addr.s_addr = htonl(0xc0000201);	/* 192.0.2.1 */
 		tolen = sizeof(*sin);
 	} else {
 		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&to;
@@ -1088,7 +1100,7 @@ static void qp_dump_one(struct __test_metadata *_metadata,
 	EXPECT_EQ(lport, attr_u16(qtb[MRC_QP_A_LOCAL_PORT]));
 	EXPECT_EQ(QP_PEER_PORT, attr_u16(qtb[MRC_QP_A_REMOTE_PORT]));
 	if (family == AF_INET) {
-		EXPECT_EQ(htonl(INADDR_LOOPBACK),
+		EXPECT_EQ(htonl(0xc0000201),
 			  attr_u32(qtb[MRC_QP_A_REMOTE_ADDR]));
 	} else {
 		EXPECT_EQ(0, memcmp(&lo6, (const char *)
