@@ -1302,6 +1302,41 @@ TEST_F(sk, sndbuf_full)
 	}
 }
 
+/* A receiver out of room drops and NACKs; once its reader takes a
+ * message it sends a window update, and the sender resumes at once,
+ * not at its timer (2 s here).
+ */
+TEST_F_TIMEOUT(sk, window_update, 60)
+{
+	const size_t len = 100 * 1024;
+	unsigned int sport, dport, i;
+	struct stats s;
+	long long t0;
+	int rx, tx;
+
+	cfg(_metadata, self, MRC_A_RTO_US, 2000000);
+	rx = mk_bound(_metadata, self, variant, 0, &dport);
+	tx = mk_bound(_metadata, self, variant, 0, &sport);
+	ASSERT_EQ(0, set_int(rx, SOL_SOCKET, SO_RCVBUFFORCE, 64 * 1024));
+	ASSERT_EQ(0, set_int(tx, SOL_SOCKET, SO_SNDBUFFORCE, 8 << 20));
+	rcvtimeo(_metadata, rx, 20000);
+	for (i = 0; i < 4; i++)
+		send_msg(_metadata, variant, tx, len, 60 + i, dport);
+	sleep_ms(300);
+	t0 = now_ms();
+	for (i = 0; i < 4; i++)
+		expect_msg(_metadata, variant, rx, len, 60 + i, sport);
+	TH_LOG("4 x 100 KiB read in %lld ms after a 300 ms pause",
+	       now_ms() - t0);
+	stats(_metadata, self, &s);
+	EXPECT_LE(1ULL, s.v[MRC_STAT_RX_DROP_NO_MEM]);
+	EXPECT_LE(1ULL, s.v[MRC_STAT_NACK_RX]);
+	EXPECT_EQ(0ULL, s.v[MRC_STAT_TIMEOUTS]) {
+		TH_LOG("total_timeouts %llu: the sender waited for its timer",
+		       (unsigned long long)s.v[MRC_STAT_TIMEOUTS]);
+	}
+}
+
 /* ---- close -------------------------------------------------------------- */
 
 /* Messages queued at close() are still delivered: the receiver reads

@@ -173,6 +173,8 @@ struct mrc_qp {
 	u8 state;		/* enum mrc_qp_state */
 	bool dead;		/* unlinked: take no new work */
 	bool xmitting;		/* some context is sending xq */
+	bool rx_starved;	/* dropped data for room: owes a window update */
+	bool peer_starved;	/* the peer dropped ours for room: wait */
 	struct sk_buff_head xq;	/* built, to be sent in order */
 	unsigned long last_tx;	/* jiffies */
 	unsigned long last_rx;
@@ -252,6 +254,7 @@ struct mrc_sock {
 	atomic64_t tx_mem;
 	atomic64_t rx_mem;
 	atomic_t rx_over;
+	atomic_t rx_starved;	/* some QP owes a window update */
 	u16 port;
 	u16 udp_sport;
 	bool closing;
@@ -352,6 +355,7 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		   struct sk_buff_head *out);
 enum hrtimer_restart mrc_rto_fire(struct hrtimer *t);
 u32 mrc_qp_rto_us(struct mrc_qp *qp, const struct mrc_config *c);
+void mrc_sock_rx_room(struct mrc_sock *ms);
 void mrc_qp_tx_reset(struct mrc_qp *qp);
 void mrc_qp_tx_purge(struct mrc_qp *qp);
 void mrc_qp_fail(struct mrc_qp *qp, int err);

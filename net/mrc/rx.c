@@ -380,6 +380,8 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 
 no_mem:
 	mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_NO_MEM);
+	qp->rx_starved = true;
+	atomic_set(&qp->ms->rx_starved, 1);
 	mrc_rx_send_nack(qp, h, MRC_NACK_NO_PKT_BUFFER, ctx, out);
 	return;
 
@@ -508,6 +510,38 @@ short_pkt:
 	mrc_stat_inc(mn, MRC_STAT_RX_DROP_SHORT);
 drop:
 	kfree_skb(skb);
+}
+
+/**
+ * mrc_sock_rx_room() - send a window update to the peers whose data the
+ * socket dropped for want of room
+ * @ms: the socket, whose reader has just freed a message
+ *
+ * The peers wait for it (or for their timer) before sending again.
+ *
+ * Context: process context.
+ */
+void mrc_sock_rx_room(struct mrc_sock *ms)
+{
+	struct mrc_qp *qp;
+	int bkt;
+
+	if (!atomic_xchg(&ms->rx_starved, 0))
+		return;
+	rcu_read_lock();
+	hash_for_each_rcu(ms->qps, bkt, qp, node) {
+		bool owed;
+
+		spin_lock_bh(&qp->lock);
+		owed = qp->rx_starved && qp->rx_open && !qp->dead;
+		qp->rx_starved = false;
+		if (owed)
+			mrc_rx_send_ack(qp, &qp->xq);
+		spin_unlock_bh(&qp->lock);
+		if (owed)
+			mrc_qp_flush(qp);
+	}
+	rcu_read_unlock();
 }
 
 /**

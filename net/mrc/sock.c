@@ -514,6 +514,7 @@ static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 		ret = flags & MSG_TRUNC ? m->len : copy;
 	}
 	mrc_rx_msg_free(ms, m);
+	mrc_sock_rx_room(ms);
 	return ret;
 }
 
@@ -651,6 +652,7 @@ static int mrc_sk_init(struct sock *sk)
 	atomic64_set(&ms->tx_mem, 0);
 	atomic64_set(&ms->rx_mem, 0);
 	atomic_set(&ms->rx_over, 0);
+	atomic_set(&ms->rx_starved, 0);
 	INIT_HLIST_NODE(&ms->port_node);
 	ms->orig_destruct = sk->sk_destruct;
 	sk->sk_destruct = mrc_sk_destruct;

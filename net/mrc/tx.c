@@ -331,7 +331,8 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 	struct mrc_config cfg;
 	bool sent = false;
 
-	if (qp->dead || qp->state != MRC_QP_STATE_OPEN)
+	/* Nothing while the peer has no room: it would drop it too. */
+	if (qp->dead || qp->state != MRC_QP_STATE_OPEN || qp->peer_starved)
 		return;
 	rcu_read_lock();
 	c = mrc_cfg(qp->mn);
@@ -459,6 +460,7 @@ void mrc_qp_tx_reset(struct mrc_qp *qp)
 	qp->snd_nxt = 0;
 	qp->high_sacked = 0;
 	qp->tx_synced = false;
+	qp->peer_starved = false;
 	qp->rto_lo = 0;
 	qp->rto_hi = 0;
 	qp->next_msn = 0;
@@ -634,6 +636,7 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		   struct sk_buff_head *out)
 {
 	u32 acked = 0, rtt_us = 0, cum_next, n, i;
+	bool starved;
 	const struct mrc_config *c;
 	struct mrc_config cfg;
 
@@ -663,17 +666,22 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 			mrc_qp_fail(qp, ECONNREFUSED);
 			return;
 		}
+		starved = h->reason == MRC_NACK_NO_PKT_BUFFER ||
+			  h->reason == MRC_NACK_NO_RESOURCE;
 		/* A receiver out of room is alive: wait for its reader,
-		 * unless nobody is left to wait for us.
+		 * unless nobody is left to wait for us.  Its next ACK says
+		 * there is room again (or the timer gives up waiting).
 		 */
-		if ((h->reason == MRC_NACK_NO_PKT_BUFFER ||
-		     h->reason == MRC_NACK_NO_RESOURCE) &&
-		    !READ_ONCE(qp->ms->closing))
-			qp->feedback = true;
+		if (starved) {
+			if (!READ_ONCE(qp->ms->closing))
+				qp->feedback = true;
+			qp->peer_starved = true;
+		}
 		if (mrc_psn_inflight(qp, h->psn)) {
 			struct mrc_tx_pkt *e = mrc_txp(qp, h->psn);
 
-			if ((h->reason == MRC_NACK_TRIMMED ||
+			/* Trimmed or dropped for room: gone, resend it. */
+			if ((starved || h->reason == MRC_NACK_TRIMMED ||
 			     h->reason == MRC_NACK_TRIMMED_LAST_HOP) &&
 			    !(e->flags & (MRC_TXP_SACKED | MRC_TXP_LOST))) {
 				e->flags |= MRC_TXP_LOST;
@@ -687,6 +695,9 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 	}
 	mrc_qp_stat_inc(qp, h->opcode == MRC_OP_ACK ? MRC_STAT_ACK_RX :
 			MRC_STAT_SACK_RX);
+	/* A plain ACK is sent in order or as a window update: room. */
+	if (h->opcode == MRC_OP_ACK)
+		qp->peer_starved = false;
 
 	/* Cumulative part: everything up to and including h->psn. */
 	cum_next = mrc_psn_add(h->psn, 1);
@@ -704,6 +715,7 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		}
 		qp->snd_una = cum_next;
 		qp->tx_synced = true;
+		qp->peer_starved = false;
 		qp->feedback = true;
 		if (mrc_psn_sdiff(qp->high_sacked, cum_next) < 0)
 			qp->high_sacked = cum_next;
@@ -800,6 +812,7 @@ enum hrtimer_restart mrc_rto_fire(struct hrtimer *t)
 	}
 	qp->rto_lo = qp->snd_una;
 	qp->rto_hi = qp->snd_nxt;
+	qp->peer_starved = false;
 	mrc_cc_on_timeout(qp, &cfg);
 	if (qp->backoff < 16)
 		qp->backoff++;
