@@ -350,7 +350,11 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	}
 	m->len = len;
 	m->charge = charge;
-	m->buf = kvmalloc(len ?: 1, GFP_KERNEL_ACCOUNT);
+	/* Beyond a page, in vmalloc'ed pages that packets can point at
+	 * (see mrc_build_data()); kvfree() frees either.
+	 */
+	m->buf = len > PAGE_SIZE ? __vmalloc(len, GFP_KERNEL_ACCOUNT) :
+				   kmalloc(len ?: 1, GFP_KERNEL_ACCOUNT);
 	if (!m->buf) {
 		ret = -ENOBUFS;
 		goto err_free;

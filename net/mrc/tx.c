@@ -242,6 +242,28 @@ static u8 mrc_data_opcode(const struct mrc_tx_pkt *e)
 	return last ? MRC_OP_WRITE_LAST : MRC_OP_WRITE_MIDDLE;
 }
 
+/* Attach @len bytes of a vmalloc'ed buffer to @skb as page fragments:
+ * the packet holds a reference on each page, so the message may be
+ * freed (acknowledged) while a copy of it is still on its way.
+ */
+static void mrc_skb_add_vmalloc(struct sk_buff *skb, const u8 *p, u32 len)
+{
+	while (len) {
+		u32 off = offset_in_page(p);
+		u32 n = min_t(u32, PAGE_SIZE - off, len);
+		struct page *page = vmalloc_to_page(p);
+
+		get_page(page);
+		skb_fill_page_desc(skb, skb_shinfo(skb)->nr_frags, page, off,
+				   n);
+		skb->len += n;
+		skb->data_len += n;
+		skb->truesize += n;
+		p += n;
+		len -= n;
+	}
+}
+
 static struct sk_buff *mrc_build_data(struct mrc_qp *qp,
 				      const struct mrc_tx_pkt *e, u32 psn,
 				      u8 flags)
@@ -260,18 +282,27 @@ static struct sk_buff *mrc_build_data(struct mrc_qp *qp,
 		.epoch = qp->tx_epoch,
 		.msg_len = e->msg->len,
 	};
+	const u8 *payload = (const u8 *)e->msg->buf + e->off;
 	struct sk_buff *skb;
+	bool zc;
 	int hlen;
 
 	/* No TSETH: RTT comes from the sender's own send times, and every
 	 * data packet keeps the 60 bytes from IPv4 header to payload.
 	 */
-	skb = mrc_alloc_skb(MRC_DATA_HDR_LEN + e->len);
+	zc = is_vmalloc_addr(payload) &&
+	     DIV_ROUND_UP(offset_in_page(payload) + e->len, PAGE_SIZE) <=
+	     MAX_SKB_FRAGS;
+	skb = mrc_alloc_skb(MRC_DATA_HDR_LEN + (zc ? 0 : e->len));
 	if (!skb)
 		return NULL;
 	hlen = mrc_put_data_hdr(skb->data, &h);
 	skb_put(skb, hlen);
-	skb_put_data(skb, (u8 *)e->msg->buf + e->off, e->len);
+	/* The payload is not copied when the message's pages can carry it. */
+	if (zc)
+		mrc_skb_add_vmalloc(skb, payload, e->len);
+	else
+		skb_put_data(skb, payload, e->len);
 	/* ECT(0): a congested queue may mark rather than drop. */
 	mrc_skb_set_sport(skb, mrc_qp_entropy(qp), INET_ECN_ECT_0);
 	return skb;
