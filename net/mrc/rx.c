@@ -163,7 +163,11 @@ static void mrc_rx_reset(struct mrc_qp *qp, u16 epoch)
 	qp->rx_bytes = 0;
 }
 
-/* Copy @len payload bytes to @m at @off, allocating pages as needed. */
+/* Copy @len payload bytes to @m at @off, allocating pages as needed.
+ * A page is zeroed unless this packet fills it whole: whatever a sender
+ * does, the reader never sees memory that was not written (a page no
+ * packet touched reads as zeros, see mrc_copy_msg()).
+ */
 static int mrc_rx_place(struct mrc_rx_msg *m, struct sk_buff *skb,
 			unsigned int skb_off, u32 off, u32 len)
 {
@@ -172,10 +176,11 @@ static int mrc_rx_place(struct mrc_rx_msg *m, struct sk_buff *skb,
 		u32 poff = off & ~PAGE_MASK;
 		u32 n = min_t(u32, PAGE_SIZE - poff, len);
 		struct page *page = xa_load(&m->pages, idx);
+		bool fresh = !page;
 
-		if (!page) {
+		if (fresh) {
 			page = alloc_page(GFP_ATOMIC | __GFP_NOWARN |
-					  __GFP_ZERO);
+					  (n < PAGE_SIZE ? __GFP_ZERO : 0));
 			if (!page)
 				return -ENOMEM;
 			if (xa_err(xa_store(&m->pages, idx, page, GFP_ATOMIC))) {
@@ -183,8 +188,13 @@ static int mrc_rx_place(struct mrc_rx_msg *m, struct sk_buff *skb,
 				return -ENOMEM;
 			}
 		}
-		if (skb_copy_bits(skb, skb_off, page_address(page) + poff, n))
+		if (skb_copy_bits(skb, skb_off, page_address(page) + poff, n)) {
+			if (fresh) {
+				xa_erase(&m->pages, idx);
+				__free_page(page);
+			}
 			return -EFAULT;
+		}
 		skb_off += n;
 		off += n;
 		len -= n;
