@@ -93,8 +93,6 @@ struct mrc_net {
  */
 #define MRC_MAX_QPS_PER_SOCK	1024
 #define MRC_MAX_QPS_PER_NET	16384
-/* A closed socket's QP lingers until its peer is this long silent. */
-#define MRC_CLOSE_LINGER_MS	1000
 /* NACKs a namespace sends per second for data to no socket. */
 #define MRC_REFUSE_PER_SEC	1000
 /* Backoff stops doubling the retransmission timeout here. */
@@ -107,7 +105,8 @@ struct mrc_net {
 /* A message being sent: the sender's copy, freed once all acknowledged. */
 struct mrc_tx_msg {
 	struct list_head list;
-	void *buf;
+	void *buf;		/* the payload */
+	void *area;		/* its vmalloc area, or NULL: see mrc_msg_buf */
 	u32 len;
 	u32 sent;		/* bytes segmented at least once */
 	u32 last_psn;		/* valid once sent == len */
@@ -115,6 +114,13 @@ struct mrc_tx_msg {
 	u16 msn;
 	bool segmented;
 };
+
+/* A message over a page lives in vmalloc'ed pages its packets point at,
+ * after a head no packet covers: vfree() from softirq context (a message
+ * acknowledged) links the area into a list through its first bytes while
+ * packets may still be on their way.
+ */
+#define MRC_MSG_VHEAD		SMP_CACHE_BYTES
 
 /* Sender state of one PSN in flight; indexed by PSN % MRC_WINDOW. */
 struct mrc_tx_pkt {
@@ -175,6 +181,7 @@ struct mrc_qp {
 	bool xmitting;		/* some context is sending xq */
 	bool rx_starved;	/* dropped data for room: owes a window update */
 	bool peer_starved;	/* the peer dropped ours for room: wait */
+	u32 starved_psn;	/* ... from this PSN on */
 	struct sk_buff_head xq;	/* built, to be sent in order */
 	unsigned long last_tx;	/* jiffies */
 	unsigned long last_rx;
@@ -258,6 +265,7 @@ struct mrc_sock {
 	u16 port;
 	u16 udp_sport;
 	bool closing;
+	bool superseded;	/* closed, its port bound again: see bind */
 	struct in6_addr peer;
 	u16 peer_port;
 	void (*orig_destruct)(struct sock *sk);
@@ -326,6 +334,9 @@ int mrc_udp_encap_recv(struct sock *sk, struct sk_buff *skb);
 int mrc_sock_init(void);
 void mrc_sock_exit(void);
 struct mrc_sock *mrc_sock_lookup(struct mrc_net *mn, int family, u16 port);
+struct mrc_qp *mrc_superseded_qp(struct mrc_net *mn, int family, u16 port,
+				 const struct in6_addr *addr, u16 rport,
+				 u16 epoch);
 void mrc_sock_deliver(struct mrc_sock *ms, struct mrc_rx_msg *m);
 void mrc_sock_qp_failed(struct mrc_sock *ms, int err);
 void mrc_sock_unbind(struct mrc_sock *ms);

@@ -143,6 +143,9 @@ struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
 	}
 	rcu_read_unlock();
 
+	/* Checked again under the lock; this spares the allocations. */
+	if (READ_ONCE(ms->closing))
+		return ERR_PTR(-EPIPE);
 	new = mrc_qp_alloc(ms, addr, port, gfp);
 	if (!new)
 		return ERR_PTR(-ENOBUFS);
@@ -217,10 +220,20 @@ static bool mrc_qp_idle(struct mrc_qp *qp)
 	unsigned long idle = msecs_to_jiffies(MRC_QP_IDLE_MS);
 	bool tx_done = list_empty(&qp->tx_queue);
 
-	if (READ_ONCE(qp->ms->closing))
+	if (READ_ONCE(qp->ms->closing)) {
+		u32 rto_max_us;
+
+		/* Long enough for the peer's retransmission timer to fire
+		 * twice at its longest (assuming its rto is ours).
+		 */
+		rcu_read_lock();
+		rto_max_us = max_t(u32, mrc_cfg(qp->mn)->rto_us,
+				   MRC_RTO_MAX_US);
+		rcu_read_unlock();
 		return tx_done &&
 		       time_after(jiffies, qp->last_rx +
-				  msecs_to_jiffies(MRC_CLOSE_LINGER_MS));
+				  usecs_to_jiffies(2 * rto_max_us));
+	}
 	return tx_done && time_after(jiffies, qp->last_tx + idle) &&
 	       time_after(jiffies, qp->last_rx + idle);
 }

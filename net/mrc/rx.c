@@ -270,7 +270,7 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 	struct mrc_rx_msg *m, **slot;
 	u32 d, idx, charge;
 	bool over = false;
-	s64 rx_mem;
+	s64 rx_mem = -1;
 	bool ooo;
 
 	/* What a closed socket refuses does not keep it lingering. */
@@ -393,6 +393,14 @@ no_mem:
 	qp->rx_starved = true;
 	atomic_set(&qp->ms->rx_starved, 1);
 	mrc_rx_send_nack(qp, h, MRC_NACK_NO_PKT_BUFFER, ctx, out);
+	/* The reader may have freed room since the check above and found
+	 * no window update owed (mrc_sock_rx_room()): then it is owed now.
+	 */
+	smp_mb();
+	if (rx_mem >= 0 && atomic64_read(&qp->ms->rx_mem) < rx_mem) {
+		qp->rx_starved = false;
+		mrc_rx_send_ack(qp, out);
+	}
 	return;
 
 refuse:
@@ -415,8 +423,18 @@ static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 		return;
 	}
 	ms = mrc_sock_lookup(mn, ctx->family, h.dport);
-	qp = ms ? mrc_qp_get_or_create(ms, &ctx->saddr, h.sport, GFP_ATOMIC) :
-	     ERR_PTR(-EPIPE);
+	qp = ms ? mrc_qp_lookup(ms, &ctx->saddr, h.sport) : NULL;
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	/* A peer new to the socket may be one of a closed socket that the
+	 * port belonged to.
+	 */
+	if (!qp)
+		qp = mrc_superseded_qp(mn, ctx->family, h.dport, &ctx->saddr,
+				       h.sport, h.epoch);
+	if (!qp)
+		qp = ms ? mrc_qp_get_or_create(ms, &ctx->saddr, h.sport,
+					       GFP_ATOMIC) : ERR_PTR(-EPIPE);
 	if (IS_ERR(qp)) {
 		/* No socket, or one closing with no QP to this peer. */
 		if (PTR_ERR(qp) == -EPIPE) {
@@ -470,6 +488,14 @@ static void mrc_rx(struct mrc_net *mn, struct sock *usk, struct sk_buff *skb)
 
 	mrc_stat_inc(mn, MRC_STAT_RX_PACKETS);
 	mrc_stat_add(mn, MRC_STAT_RX_BYTES, skb->len - hoff);
+
+	/* mrc is unicast: what was sent to a group or to all, nothing
+	 * takes or answers (a refusal would be an amplifier).
+	 */
+	if (skb->pkt_type != PACKET_HOST) {
+		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
+		goto drop;
+	}
 
 	if (!pskb_may_pull(skb, hoff + MRC_BTH_LEN))
 		goto short_pkt;

@@ -40,14 +40,17 @@ static struct mrc_sock *mrc_port_holder(struct mrc_net *mn, int family,
 
 	hash_for_each_possible(mn->ports, ms, port_node,
 			       mrc_port_hash(family, port))
-		if (ms->port == port && mrc_to_sk(ms)->sk_family == family)
+		if (ms->port == port && mrc_to_sk(ms)->sk_family == family &&
+		    !ms->superseded)
 			return ms;
 	return NULL;
 }
 
 /* A closed socket that has delivered all it sent keeps its port only to
  * acknowledge again what it took (see mrc_qp_idle()); a new bind() may
- * take the port over, as TCP's SO_REUSEADDR does a TIME_WAIT one.
+ * take the port over, as TCP's SO_REUSEADDR does a TIME_WAIT one, and
+ * the old socket stays on the port's chain for the incarnations it
+ * knows (mrc_superseded_qp()) until its last QP closes.
  */
 static bool mrc_port_lingering(struct mrc_sock *ms)
 {
@@ -72,8 +75,47 @@ struct mrc_sock *mrc_sock_lookup(struct mrc_net *mn, int family, u16 port)
 	hash_for_each_possible_rcu(mn->ports, ms, port_node,
 				   mrc_port_hash(family, port))
 		if (READ_ONCE(ms->port) == port &&
-		    mrc_to_sk(ms)->sk_family == family)
+		    mrc_to_sk(ms)->sk_family == family &&
+		    !READ_ONCE(ms->superseded))
 			return ms;
+	return NULL;
+}
+
+/**
+ * mrc_superseded_qp() - the QP of a closed socket whose port was bound
+ * again that still receives an incarnation of a peer
+ * @mn: the namespace
+ * @family: AF_INET or AF_INET6
+ * @port: the local port
+ * @addr: the peer's address (IPv4 v4-mapped)
+ * @rport: the peer's port
+ * @epoch: the epoch of the peer's data packet
+ *
+ * Such a socket lingers to acknowledge again what it took; the peer's
+ * packets of that incarnation are its, not the new socket's.
+ *
+ * Context: rcu_read_lock() held.
+ *
+ * Return: the QP with a reference the caller puts, or NULL.
+ */
+struct mrc_qp *mrc_superseded_qp(struct mrc_net *mn, int family, u16 port,
+				 const struct in6_addr *addr, u16 rport,
+				 u16 epoch)
+{
+	struct mrc_sock *ms;
+	struct mrc_qp *qp;
+
+	hash_for_each_possible_rcu(mn->ports, ms, port_node,
+				   mrc_port_hash(family, port)) {
+		if (!READ_ONCE(ms->superseded) || READ_ONCE(ms->port) != port ||
+		    mrc_to_sk(ms)->sk_family != family)
+			continue;
+		qp = mrc_qp_lookup(ms, addr, rport);
+		if (qp && READ_ONCE(qp->rx_open) &&
+		    READ_ONCE(qp->rx_epoch) == epoch &&
+		    refcount_inc_not_zero(&qp->ref))
+			return qp;
+	}
 	return NULL;
 }
 
@@ -96,9 +138,11 @@ static int mrc_do_bind(struct mrc_sock *ms, u16 port)
 			ret = -EADDRINUSE;
 			goto out;
 		}
-		/* Packets to the port reach the new socket from now on. */
+		/* Packets to the port reach the new socket from now on,
+		 * but for the peers' incarnations the old one still holds.
+		 */
 		if (old)
-			hlist_del_init_rcu(&old->port_node);
+			WRITE_ONCE(old->superseded, true);
 	} else {
 		n = MRC_EPHEMERAL_HI - MRC_EPHEMERAL_LO + 1;
 		if (!mn->next_port)
@@ -351,10 +395,14 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	m->len = len;
 	m->charge = charge;
 	/* Beyond a page, in vmalloc'ed pages that packets can point at
-	 * (see mrc_build_data()); kvfree() frees either.
+	 * (see mrc_build_data() and MRC_MSG_VHEAD).
 	 */
-	m->buf = len > PAGE_SIZE ? __vmalloc(len, GFP_KERNEL_ACCOUNT) :
-				   kmalloc(len ?: 1, GFP_KERNEL_ACCOUNT);
+	if (len > PAGE_SIZE) {
+		m->area = __vmalloc(MRC_MSG_VHEAD + len, GFP_KERNEL_ACCOUNT);
+		m->buf = m->area ? m->area + MRC_MSG_VHEAD : NULL;
+	} else {
+		m->buf = kmalloc(len ?: 1, GFP_KERNEL_ACCOUNT);
+	}
 	if (!m->buf) {
 		ret = -ENOBUFS;
 		goto err_free;
@@ -379,7 +427,7 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	return len;
 
 err_free:
-	kvfree(m->buf);
+	kvfree(m->area ?: m->buf);
 	kfree(m);
 err_uncharge:
 	atomic64_sub(charge, &ms->tx_mem);

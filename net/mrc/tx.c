@@ -244,7 +244,9 @@ static u8 mrc_data_opcode(const struct mrc_tx_pkt *e)
 
 /* Attach @len bytes of a vmalloc'ed buffer to @skb as page fragments:
  * the packet holds a reference on each page, so the message may be
- * freed (acknowledged) while a copy of it is still on its way.
+ * freed (acknowledged) while a copy of it is still on its way; nothing
+ * writes the pages then, beyond the head that packets do not cover
+ * (MRC_MSG_VHEAD).
  */
 static void mrc_skb_add_vmalloc(struct sk_buff *skb, const u8 *p, u32 len)
 {
@@ -290,7 +292,7 @@ static struct sk_buff *mrc_build_data(struct mrc_qp *qp,
 	/* No TSETH: RTT comes from the sender's own send times, and every
 	 * data packet keeps the 60 bytes from IPv4 header to payload.
 	 */
-	zc = is_vmalloc_addr(payload) &&
+	zc = e->msg->area &&
 	     DIV_ROUND_UP(offset_in_page(payload) + e->len, PAGE_SIZE) <=
 	     MAX_SKB_FRAGS;
 	skb = mrc_alloc_skb(MRC_DATA_HDR_LEN + (zc ? 0 : e->len));
@@ -325,9 +327,14 @@ static void mrc_queue_data(struct mrc_qp *qp, struct mrc_tx_pkt *e, u32 psn,
 
 static bool mrc_retransmit_one(struct mrc_qp *qp, struct sk_buff_head *out)
 {
-	u32 n = mrc_psn_diff(qp->snd_nxt, qp->snd_una), i;
+	u32 n = mrc_psn_diff(qp->snd_nxt, qp->snd_una), end = n, i;
 
-	for (i = 0; i < n; i++) {
+	/* While the peer has no room, only what it already took in part:
+	 * the PSNs before the one it refused.
+	 */
+	if (qp->peer_starved)
+		end = min(n, mrc_psn_diff(qp->starved_psn, qp->snd_una));
+	for (i = 0; i < end; i++) {
 		u32 psn = mrc_psn_add(qp->snd_una, i);
 		struct mrc_tx_pkt *e = mrc_txp(qp, psn);
 
@@ -345,6 +352,8 @@ static bool mrc_retransmit_one(struct mrc_qp *qp, struct sk_buff_head *out)
 		mrc_queue_data(qp, e, psn, MRC_BTH_RETX | MRC_BTH_ACKREQ, out);
 		return true;
 	}
+	if (end < n)
+		return false;
 	/* The count was wrong; never loop on it. */
 	WARN_ON_ONCE(1);
 	qp->nr_lost = 0;
@@ -362,8 +371,7 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 	struct mrc_config cfg;
 	bool sent = false;
 
-	/* Nothing while the peer has no room: it would drop it too. */
-	if (qp->dead || qp->state != MRC_QP_STATE_OPEN || qp->peer_starved)
+	if (qp->dead || qp->state != MRC_QP_STATE_OPEN)
 		return;
 	rcu_read_lock();
 	c = mrc_cfg(qp->mn);
@@ -383,6 +391,9 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 			sent = true;
 			continue;
 		}
+		/* Nothing new while the peer has no room: it would drop it. */
+		if (qp->peer_starved)
+			break;
 		if (!m || mrc_psn_diff(qp->snd_nxt, qp->snd_una) >=
 			  MRC_WINDOW - 1)
 			break;
@@ -419,7 +430,11 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 		sent = true;
 	}
 
-	if (sent && !hrtimer_is_queued(&qp->rto_timer))
+	/* Waiting for room with work to do: the timer ends the wait if
+	 * the window update is lost, even with nothing in flight.
+	 */
+	if ((sent || (qp->peer_starved && (qp->nr_lost || qp->tx_cur))) &&
+	    !hrtimer_is_queued(&qp->rto_timer))
 		mrc_rto_arm(qp, &cfg);
 	if (sent)
 		qp->last_tx = jiffies;
@@ -430,7 +445,7 @@ static void mrc_tx_msg_free(struct mrc_qp *qp, struct mrc_tx_msg *m)
 	atomic64_sub(m->charge, &qp->ms->tx_mem);
 	list_del(&m->list);
 	qp->tx_queued--;
-	kvfree(m->buf);
+	kvfree(m->area ?: m->buf);
 	kfree(m);
 }
 
@@ -494,6 +509,9 @@ void mrc_qp_tx_reset(struct mrc_qp *qp)
 	qp->peer_starved = false;
 	qp->rto_lo = 0;
 	qp->rto_hi = 0;
+	/* What was learnt of the path starts over with the epoch. */
+	qp->rto_floor_us = 0;
+	qp->reorder = 0;
 	qp->next_msn = 0;
 	qp->backoff = 0;
 	qp->retries = 0;
@@ -703,13 +721,20 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		 * unless nobody is left to wait for us.  Its next ACK says
 		 * there is room again (or the timer gives up waiting).
 		 */
-		if (starved) {
-			if (!READ_ONCE(qp->ms->closing))
-				qp->feedback = true;
-			qp->peer_starved = true;
-		}
+		if (starved && !READ_ONCE(qp->ms->closing))
+			qp->feedback = true;
 		if (mrc_psn_inflight(qp, h->psn)) {
 			struct mrc_tx_pkt *e = mrc_txp(qp, h->psn);
+
+			/* Only for what is still in flight: a late NACK must
+			 * not stop a QP that has since moved on.
+			 */
+			if (starved && (!qp->peer_starved ||
+					mrc_psn_sdiff(h->psn,
+						      qp->starved_psn) < 0)) {
+				qp->peer_starved = true;
+				qp->starved_psn = h->psn;
+			}
 
 			/* Trimmed or dropped for room: gone, resend it. */
 			if ((starved || h->reason == MRC_NACK_TRIMMED ||
@@ -817,8 +842,10 @@ enum hrtimer_restart mrc_rto_fire(struct hrtimer *t)
 	rcu_read_unlock();
 
 	spin_lock(&qp->lock);
-	/* Re-armed while this run waited for the lock: not due yet. */
-	if (qp->dead || qp->snd_una == qp->snd_nxt ||
+	/* Re-armed while this run waited for the lock: not due yet.  With
+	 * nothing in flight it is due only to end a wait for room.
+	 */
+	if (qp->dead || (qp->snd_una == qp->snd_nxt && !qp->peer_starved) ||
 	    qp->state != MRC_QP_STATE_OPEN || hrtimer_is_queued(t))
 		goto unlock;
 
