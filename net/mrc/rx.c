@@ -99,21 +99,29 @@ static void mrc_rx_send_sack(struct mrc_qp *qp, u32 drew, u16 ts, bool dup,
 	mrc_rx_queue_ack(qp, &a, ctx->entropy, out);
 }
 
-static void mrc_rx_send_nack(struct mrc_qp *qp, const struct mrc_data_hdr *h,
-			     u8 reason, const struct mrc_rx_ctx *ctx,
-			     struct sk_buff_head *out)
+/* The NACK of data packet @h, for @reason. */
+static void mrc_nack_of(struct mrc_ack_hdr *a, const struct mrc_data_hdr *h,
+			u8 reason, const struct mrc_rx_ctx *ctx)
 {
-	struct mrc_ack_hdr a = {
+	*a = (struct mrc_ack_hdr){
 		.opcode = MRC_OP_NACK,
-		.dport = qp->rport,
-		.sport = qp->lport,
+		.dport = h->sport,
+		.sport = h->dport,
 		.epoch = h->epoch,
 		.psn = h->psn,
 		.reason = reason,
 		.entropy = ctx->entropy,
 		.ts_echo = h->ts,
 	};
+}
 
+static void mrc_rx_send_nack(struct mrc_qp *qp, const struct mrc_data_hdr *h,
+			     u8 reason, const struct mrc_rx_ctx *ctx,
+			     struct sk_buff_head *out)
+{
+	struct mrc_ack_hdr a;
+
+	mrc_nack_of(&a, h, reason, ctx);
 	mrc_rx_queue_ack(qp, &a, ctx->entropy, out);
 }
 
@@ -124,20 +132,12 @@ static void mrc_rx_send_nack(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 static void mrc_rx_refuse(struct mrc_net *mn, const struct mrc_data_hdr *h,
 			  const struct mrc_rx_ctx *ctx)
 {
-	struct mrc_ack_hdr a = {
-		.opcode = MRC_OP_NACK,
-		.dport = h->sport,
-		.sport = h->dport,
-		.epoch = h->epoch,
-		.psn = h->psn,
-		.reason = MRC_NACK_UNEXPECTED,
-		.entropy = ctx->entropy,
-		.ts_echo = h->ts,
-	};
+	struct mrc_ack_hdr a;
 	struct sk_buff *skb;
 
 	if (!__ratelimit(&mn->refuse_rs))
 		return;
+	mrc_nack_of(&a, h, MRC_NACK_UNEXPECTED, ctx);
 	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_SETH_LEN + MRC_CCSTATE_LEN);
 	if (!skb) {
 		mrc_stat_inc(mn, MRC_STAT_TX_ERRORS);
