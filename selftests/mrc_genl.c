@@ -36,6 +36,7 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #include "kselftest_harness.h"
+#include "mrc_testnet.h"
 #pragma GCC diagnostic pop
 
 #ifndef SOL_NETLINK
@@ -944,27 +945,6 @@ TEST_F(mrc, qp_dump_empty)
 	EXPECT_EQ(0, self->a.nreplies);
 }
 
-static int lo_up(void)
-{
-	struct ifreq ifr;
-	int fd, ret = 0;
-
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, "lo");
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0) {
-		ret = -errno;
-	} else {
-		ifr.ifr_flags |= IFF_UP;
-		if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
-			ret = -errno;
-	}
-	close(fd);
-	return ret;
-}
-
 /* The length of each attribute of an MRC_A_QP nest; -1: nested. */
 static int qp_attr_len(int type, int family)
 {
@@ -986,16 +966,6 @@ static int qp_attr_len(int type, int family)
 /* An mrc port of a peer that never answers. */
 #define QP_PEER_PORT	4000
 
-/* That peer: a dummy device discards what is sent to its subnet (a
- * port nobody bound on loopback would refuse the message at once).
- */
-static const char *const hole_setup[] = {
-	"ip link add mrchole type dummy",
-	"ip link set mrchole up",
-	"ip addr add 192.0.2.254/24 dev mrchole",
-	"ip -6 addr add 2001:db8::fe/64 dev mrchole nodad",
-};
-
 /*
  * One queue pair, byte by byte: a socket sends a message to a peer in a
  * black hole, so its queue pair opens and stays open with the message
@@ -1008,7 +978,8 @@ static void qp_dump_one(struct __test_metadata *_metadata,
 	const struct nlattr *qtb[MRC_QP_A_MAX + 1], *stb[MRC_STAT_MAX + 1];
 	int qcounts[MRC_QP_A_MAX + 1], scounts[MRC_STAT_MAX + 1];
 	struct linger abort_on_close = { .l_onoff = 1, .l_linger = 0 };
-	struct in6_addr lo6;	/* the peer: 2001:db8::1 */
+	struct in6_addr lo6;	/* the peer: HOLE6 */
+	struct in_addr sin_hole;	/* ... or HOLE4 */
 	struct sockaddr_storage to, me;
 	const struct nlattr *nest;
 	struct nlmsghdr *nlh;
@@ -1018,9 +989,9 @@ static void qp_dump_one(struct __test_metadata *_metadata,
 	int sk, t, s;
 
 	ASSERT_EQ(0, lo_up());
-	for (t = 0; t < (int)(sizeof(hole_setup) / sizeof(hole_setup[0])); t++)
-		ASSERT_EQ(0, system(hole_setup[t]));
-	ASSERT_EQ(1, inet_pton(AF_INET6, "2001:db8::1", &lo6));
+	ASSERT_EQ(NULL, hole_up());
+	ASSERT_EQ(1, inet_pton(AF_INET6, HOLE6, &lo6));
+	ASSERT_EQ(1, inet_pton(AF_INET, HOLE4, &sin_hole));
 	/* No timeout, no failure while the test looks. */
 	nlh = mrc_req(self, MRC_CMD_CONFIG_SET);
 	req_put_u32(nlh, MRC_A_RTO_US, 10000000);
@@ -1032,7 +1003,7 @@ static void qp_dump_one(struct __test_metadata *_metadata,
 
 		sin->sin_family = AF_INET;
 		sin->sin_port = htons(QP_PEER_PORT);
-		sin->sin_addr.s_addr = htonl(0xc0000201);	/* 192.0.2.1 */
+		ASSERT_EQ(1, inet_pton(AF_INET, HOLE4, &sin->sin_addr));
 		tolen = sizeof(*sin);
 	} else {
 		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&to;
@@ -1100,7 +1071,7 @@ static void qp_dump_one(struct __test_metadata *_metadata,
 	EXPECT_EQ(lport, attr_u16(qtb[MRC_QP_A_LOCAL_PORT]));
 	EXPECT_EQ(QP_PEER_PORT, attr_u16(qtb[MRC_QP_A_REMOTE_PORT]));
 	if (family == AF_INET) {
-		EXPECT_EQ(htonl(0xc0000201),
+		EXPECT_EQ(sin_hole.s_addr,
 			  attr_u32(qtb[MRC_QP_A_REMOTE_ADDR]));
 	} else {
 		EXPECT_EQ(0, memcmp(&lo6, (const char *)

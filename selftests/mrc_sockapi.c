@@ -61,6 +61,7 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #include "kselftest_harness.h"
+#include "mrc_testnet.h"
 #pragma GCC diagnostic pop
 
 #ifndef SOL_NETLINK
@@ -187,27 +188,6 @@ static int sock_port(int fd)
 static int set_int(int fd, int level, int opt, int val)
 {
 	return setsockopt(fd, level, opt, &val, sizeof(val));
-}
-
-static int lo_up(void)
-{
-	struct ifreq ifr;
-	int fd, ret = 0;
-
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	memset(&ifr, 0, sizeof(ifr));
-	strcpy(ifr.ifr_name, "lo");
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0) {
-		ret = -errno;
-	} else {
-		ifr.ifr_flags |= IFF_UP;
-		if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
-			ret = -errno;
-	}
-	close(fd);
-	return ret;
 }
 
 /* ---- generic netlink: configuration and counters ------------------------ */
@@ -559,29 +539,19 @@ FIXTURE_VARIANT_ADD(sk, ipv4) {
 	.family = AF_INET,
 	.lo = "127.0.0.1",
 	.other = "::1",
-	.hole = "192.0.2.1",
+	.hole = HOLE4,
 };
 
 FIXTURE_VARIANT_ADD(sk, ipv6) {
 	.family = AF_INET6,
 	.lo = "::1",
 	.other = "127.0.0.1",
-	.hole = "2001:db8::1",
+	.hole = HOLE6,
 };
 
-/* A black hole: a dummy device discards what is sent to its subnet, so
- * a peer there never answers (a port nobody bound on loopback refuses).
- */
-static const char *const hole_setup[] = {
-	"ip link add mrchole type dummy",
-	"ip link set mrchole up",
-	"ip addr add 192.0.2.254/24 dev mrchole",
-	"ip -6 addr add 2001:db8::fe/64 dev mrchole nodad",
-};
 
 FIXTURE_SETUP(sk)
 {
-	unsigned int i;
 	int ret;
 
 	self->nl = -1;
@@ -592,12 +562,7 @@ FIXTURE_SETUP(sk)
 	ASSERT_EQ(0, ret) {
 		TH_LOG("bringing lo up: %s", strerror(-ret));
 	}
-	for (i = 0; i < sizeof(hole_setup) / sizeof(hole_setup[0]); i++) {
-		ret = system(hole_setup[i]);
-		ASSERT_EQ(0, ret) {
-			TH_LOG("%s: status %d", hole_setup[i], ret);
-		}
-	}
+	ASSERT_EQ(NULL, hole_up());
 	self->nl = mrc_nl_open(&self->family);
 	ASSERT_LE(0, self->nl) {
 		TH_LOG("no generic netlink family \"%s\" in the new netns: %s",

@@ -158,6 +158,17 @@ static void corrupt(const struct opts *o, unsigned char *buf, uint64_t seq,
 		buf[(*len)++] = 0;
 }
 
+/* Set up control message @m as the socket's next message. */
+static bool next_ctrl(struct csock *s, struct ctrl_msg *m, int kind)
+{
+	m->kind = kind;
+	ctrl_encode(m, s->ctrl);
+	s->tx_kind = kind;
+	s->tx_data = s->ctrl;
+	s->tx_len = CTRL_LEN;
+	return true;
+}
+
 /* Set up the socket's next message; false: nothing to send now. */
 static bool next_msg(struct client *c, struct csock *s)
 {
@@ -171,15 +182,10 @@ static bool next_msg(struct client *c, struct csock *s)
 	struct pattern p;
 
 	if (!s->hello_sent) {
-		m.kind = KIND_HELLO;
 		m.count = c->timed ? 0 : s->share;
 		m.flags = c->timed ? CTRL_F_TIMED : 0;
-		ctrl_encode(&m, s->ctrl);
 		s->hello_sent = true;
-		s->tx_kind = KIND_HELLO;
-		s->tx_data = s->ctrl;
-		s->tx_len = CTRL_LEN;
-		return true;
+		return next_ctrl(s, &m, KIND_HELLO);
 	}
 	if (!s->data_over &&
 	    (c->timed ? now_ns() >= c->deadline : s->started == s->share))
@@ -198,14 +204,9 @@ static bool next_msg(struct client *c, struct csock *s)
 	}
 	if (s->bye_sent)
 		return false;
-	m.kind = KIND_BYE;
 	m.count = s->started;
-	ctrl_encode(&m, s->ctrl);
 	s->bye_sent = true;
-	s->tx_kind = KIND_BYE;
-	s->tx_data = s->ctrl;
-	s->tx_len = CTRL_LEN;
-	return true;
+	return next_ctrl(s, &m, KIND_BYE);
 }
 
 static void sent_some(struct client *c, struct csock *s, uint64_t t)
