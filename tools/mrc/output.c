@@ -6,8 +6,13 @@
  * key.  JSON output is one object (or a list of objects, which may hold
  * objects of their own) with the snake_case keys, on one line, or indented
  * by four spaces per level with pretty printing.
+ *
+ * Records too long for one "key value" line each (a queue pair) are
+ * items on lines wrapped before MRC_LINE_WIDTH columns: struct mrc_line.
  */
 #include <inttypes.h>
+#include <stdarg.h>
+#include <string.h>
 
 #include "output.h"
 
@@ -179,4 +184,57 @@ int mrc_out_end(struct mrc_out *o)
 	if (fflush(o->f) || ferror(o->f))
 		return -1;
 	return 0;
+}
+
+/* Start a record at column 0; the lines after the first are indented. */
+void mrc_line_init(struct mrc_line *l, FILE *f)
+{
+	l->f = f;
+	l->col = 0;
+	l->indent = 0;
+	l->wrap = MRC_LINE_INDENT;
+}
+
+/* End the line, if one is started; the next is indented. */
+void mrc_line_break(struct mrc_line *l)
+{
+	if (l->col)
+		fputc('\n', l->f);
+	l->col = 0;
+	l->indent = MRC_LINE_INDENT;
+	l->wrap = MRC_LINE_INDENT;
+}
+
+/* Until the next mrc_line_break(), items that wrap are indented so. */
+void mrc_line_wrap_indent(struct mrc_line *l, unsigned int indent)
+{
+	l->wrap = indent;
+}
+
+/* One item, after a blank, or on the next line if it would pass the width. */
+void mrc_line_put(struct mrc_line *l, const char *fmt, ...)
+{
+	char item[128];
+	unsigned int len;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(item, sizeof(item), fmt, ap);
+	va_end(ap);
+	len = (unsigned int)strlen(item);
+
+	if (l->col && l->col + 1 + len > MRC_LINE_WIDTH) {
+		fputc('\n', l->f);
+		l->col = 0;
+		l->indent = l->wrap;
+	}
+	if (!l->col) {
+		fprintf(l->f, "%*s", (int)l->indent, "");
+		l->col = l->indent;
+	} else {
+		fputc(' ', l->f);
+		l->col++;
+	}
+	fputs(item, l->f);
+	l->col += len;
 }

@@ -34,4 +34,23 @@ void mrc_out_bool(struct mrc_out *o, const char *key, const char *json_key,
 		  bool val);
 int mrc_out_end(struct mrc_out *o);
 
+/* Plain output: lines after a record's first are indented by this. */
+#define MRC_LINE_INDENT		4
+/* Plain output: items wrap before this column. */
+#define MRC_LINE_WIDTH		80
+
+/* Plain output: "key value" items, wrapped and indented. */
+struct mrc_line {
+	FILE *f;
+	unsigned int col;	/* 0 at the start of a line */
+	unsigned int indent;	/* of the next line */
+	unsigned int wrap;	/* of a line the next item wraps to */
+};
+
+void mrc_line_init(struct mrc_line *l, FILE *f);
+void mrc_line_break(struct mrc_line *l);
+void mrc_line_wrap_indent(struct mrc_line *l, unsigned int indent);
+void mrc_line_put(struct mrc_line *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 #endif /* _MRC_CLI_OUTPUT_H */

@@ -5,7 +5,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,10 +22,6 @@
 
 /* Dumps tried while the queue pairs keep changing during one. */
 #define MRC_QP_DUMP_TRIES	3
-/* Plain output: lines after a queue pair's first are indented by this. */
-#define MRC_QP_INDENT		4
-/* Plain output: counters wrap before this column. */
-#define MRC_QP_WIDTH		80
 
 /* One queue pair, as its MRC_A_QP nest describes it. */
 struct mrc_qp {
@@ -224,48 +219,6 @@ static const char *mrc_qp_state_name(uint32_t state)
 	return NULL;
 }
 
-/* Plain output: "key value" items, wrapped and indented. */
-struct mrc_line {
-	FILE *f;
-	unsigned int col;	/* 0 at the start of a line */
-	unsigned int indent;	/* of the next line */
-};
-
-static void mrc_line_break(struct mrc_line *l)
-{
-	if (l->col)
-		fputc('\n', l->f);
-	l->col = 0;
-	l->indent = MRC_QP_INDENT;
-}
-
-static void mrc_line_put(struct mrc_line *l, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void mrc_line_put(struct mrc_line *l, const char *fmt, ...)
-{
-	char item[128];
-	unsigned int len;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(item, sizeof(item), fmt, ap);
-	va_end(ap);
-	len = (unsigned int)strlen(item);
-
-	if (l->col && l->col + 1 + len > MRC_QP_WIDTH)
-		mrc_line_break(l);
-	if (!l->col) {
-		fprintf(l->f, "%*s", (int)l->indent, "");
-		l->col = l->indent;
-	} else {
-		fputc(' ', l->f);
-		l->col++;
-	}
-	fputs(item, l->f);
-	l->col += len;
-}
-
 static void mrc_qp_text_first_line(struct mrc_line *l,
 				   const struct mrc_qp *qp)
 {
@@ -310,10 +263,11 @@ static void mrc_qp_text_first_line(struct mrc_line *l,
  */
 static void mrc_qp_text(FILE *f, const struct mrc_qp *qp, bool all_stats)
 {
-	struct mrc_line l = { .f = f, .col = 0, .indent = 0 };
+	struct mrc_line l;
 	size_t i;
 	int s;
 
+	mrc_line_init(&l, f);
 	mrc_qp_text_first_line(&l, qp);
 	for (i = 0; i < MRC_QP_NR_NUMS; i++) {
 		if (mrc_qp_nums[i].attr == MRC_QP_SECOND_LINE)
