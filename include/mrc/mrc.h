@@ -13,6 +13,7 @@
 #include <linux/rcupdate.h>
 #include <linux/ratelimit.h>
 #include <linux/refcount.h>
+#include <linux/siphash.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <net/inet_sock.h>
@@ -22,6 +23,7 @@
 
 #include <linux/mrc.h>
 #include <mrc/config.h>
+#include <mrc/spray.h>
 #include <mrc/wire.h>
 
 /* A configuration is replaced whole and freed after readers are done. */
@@ -36,6 +38,7 @@ struct mrc_stats {
 };
 
 #define MRC_PORT_HASH_BITS	6
+#define MRC_PEER_HASH_BITS	8
 
 /**
  * struct mrc_net - mrc's state in one network namespace
@@ -53,6 +56,14 @@ struct mrc_stats {
  * @next_qpn: the last QP number handed out
  * @nr_qps: how many queue pairs exist
  * @reaper: closes idle queue pairs, in process context
+ * @refuse_rs: rate limit of the NACKs for data no socket takes
+ * @peer_lock: guards @peers and @nr_peers
+ * @peers: destination states by remote address, read under RCU
+ * @peer_key: siphash key of @peers: a remote address picks no bucket
+ * @nr_peers: destination states in @peers
+ * @probe_timer: sends probes while some destination has a value
+ *	assumed bad (softirq context)
+ * @probe_stop: set at namespace exit: the timer is not armed again
  */
 struct mrc_net {
 	struct mrc_net_config __rcu *cfg;
@@ -71,6 +82,61 @@ struct mrc_net {
 	struct delayed_work reaper;
 	/* NACKs for data no socket takes: a flood draws few. */
 	struct ratelimit_state refuse_rs;
+	spinlock_t peer_lock;	/* guards peers, nr_peers */
+	DECLARE_HASHTABLE(peers, MRC_PEER_HASH_BITS);
+	siphash_key_t peer_key;
+	u32 nr_peers;
+	struct hrtimer probe_timer;
+	bool probe_stop;
+};
+
+/**
+ * struct mrc_peer - the state every queue pair to one remote address
+ * shares, in either direction: spraying, and what was learnt of the paths
+ * @node: in the namespace's peer table, read under RCU
+ * @rcu: frees the peer after lookups under RCU are done
+ * @mn: the namespace
+ * @addr: the remote address (IPv4 as v4-mapped)
+ * @family: AF_INET or AF_INET6
+ * @spraying: enum mrc_spraying_type in force when the state was created
+ * @nr_qps: queue pairs attached, guarded by mrc_net.peer_lock; the peer
+ *	goes with the last one
+ * @lock: guards everything below; nests inside mrc_qp.lock
+ * @qps: the attached queue pairs (mrc_qp.peer_node)
+ * @spray: the active set, rotation, marks and bad values
+ * @tx_packets: data packets sent on each value of @spray.ev
+ * @probes_tx: probes sent on each value of @spray.ev
+ * @probes_rx: responses taken to probes on each value of @spray.ev
+ * @probe_seq: number of the next probe
+ * @nr_probe_tx: probes sent to this destination
+ * @nr_probe_rx: responses taken from it
+ * @reorder: the deepest reordering a queue pair to it learnt
+ * @srtt_us: the last smoothed RTT a queue pair to it had
+ * @rttvar_us: its variation
+ * @base_rtt_us: the lowest RTT seen to it, probes included
+ */
+struct mrc_peer {
+	struct hlist_node node;
+	struct rcu_head rcu;
+	struct mrc_net *mn;
+	struct in6_addr addr;
+	u16 family;
+	u8 spraying;
+	u32 nr_qps;
+
+	spinlock_t lock;	/* guards the peer's state */
+	struct list_head qps;
+	struct mrc_spray spray;
+	u32 tx_packets[MRC_SPRAY_MAX];
+	u32 probes_tx[MRC_SPRAY_MAX];
+	u32 probes_rx[MRC_SPRAY_MAX];
+	u16 probe_seq;
+	u64 nr_probe_tx;
+	u64 nr_probe_rx;
+	u32 reorder;
+	u32 srtt_us;
+	u32 rttvar_us;
+	u32 base_rtt_us;
 };
 
 /*
@@ -79,8 +145,14 @@ struct mrc_net {
  * call_rcu).  Locks nest in this order, all taken with BHs off:
  *
  *	mrc_sock.lock > mrc_net.qp_lock > mrc_qp.lock > mrc_sock.rxq_lock
+ *	mrc_qp.lock > mrc_peer.lock
+ *	mrc_net.peer_lock > mrc_peer.lock
  *
- * mrc_net.port_lock and mrc_net.cfg_lock nest with nothing.  A QP's
+ * mrc_net.port_lock and mrc_net.cfg_lock nest with nothing.  The peer
+ * table is read under RCU (peers freed by kfree_rcu); a QP's pointer to
+ * its peer is valid while the QP is not dead, under the QP's lock or a
+ * reference on it.  The probe timer runs in softirq context, walks the
+ * peers under RCU and takes each peer's lock alone.  A QP's
  * timer runs in softirq context (HRTIMER_MODE_REL_SOFT) and takes only
  * the QP's lock; mrc_qp_kill() marks the QP dead under that lock first,
  * so nothing re-arms the timer it then cancels.
@@ -128,6 +200,7 @@ struct mrc_tx_pkt {
 	u64 tx_ns;
 	u32 off;
 	u16 len;
+	u16 ev;		/* the entropy value of its last transmission */
 	u8 flags;
 	u8 lost_depth;	/* SACK gap depth it was taken as lost at, or 0 */
 };
@@ -150,6 +223,8 @@ struct mrc_rx_msg {
 };
 
 struct mrc_sock;
+struct netlink_callback;
+struct genl_family;
 
 /**
  * struct mrc_qp - a queue pair: one socket's traffic with one remote socket
@@ -169,6 +244,8 @@ struct mrc_qp {
 	spinlock_t lock;	/* guards the QP's state */
 	struct mrc_sock *ms;
 	struct mrc_net *mn;
+	struct mrc_peer *peer;	/* NULL once closed */
+	struct list_head peer_node;	/* in peer->qps, under its lock */
 
 	u32 qpn;
 	u16 family;
@@ -354,6 +431,26 @@ void mrc_reaper_work(struct work_struct *work);
 void mrc_qp_rx_purge(struct mrc_qp *qp);
 void mrc_rx_msg_free(struct mrc_sock *ms, struct mrc_rx_msg *m);
 
+/* peer.c */
+void mrc_peer_net_init(struct mrc_net *mn);
+void mrc_peer_net_exit(struct mrc_net *mn);
+int mrc_peer_attach(struct mrc_qp *qp, gfp_t gfp);
+void mrc_peer_detach(struct mrc_qp *qp);
+u16 mrc_peer_entropy(struct mrc_qp *qp, bool data);
+void mrc_peer_tx_value(struct mrc_qp *qp, u16 ev);
+void mrc_peer_timed_out(struct mrc_qp *qp, u16 ev);
+void mrc_peer_trimmed(struct mrc_qp *qp, u16 ev);
+void mrc_peer_learn(struct mrc_qp *qp);
+void mrc_peer_recall(struct mrc_qp *qp);
+int mrc_nl_peer_dump(struct sk_buff *skb, struct netlink_callback *cb);
+
+/* probe.c */
+void mrc_probe_arm(struct mrc_net *mn);
+enum hrtimer_restart mrc_probe_fire(struct hrtimer *t);
+void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
+		  int family, u16 entropy);
+void mrc_rx_probe_resp(struct mrc_qp *qp, const struct mrc_ack_hdr *h);
+
 /* tx.c */
 int mrc_qp_send(struct mrc_qp *qp, struct mrc_tx_msg *m);
 void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out);
@@ -378,6 +475,7 @@ void mrc_cc_on_ack(struct mrc_qp *qp, const struct mrc_config *c, u32 acked,
 void mrc_cc_on_nack(struct mrc_qp *qp, const struct mrc_config *c, u8 reason);
 void mrc_cc_on_timeout(struct mrc_qp *qp, const struct mrc_config *c);
 
+extern struct genl_family mrc_genl_family;
 int mrc_genl_init(void);
 void mrc_genl_exit(void);
 

@@ -42,6 +42,16 @@ static const char * const mrc_stat_names[__MRC_STAT_MAX] = {
 	[MRC_STAT_QP_CLOSED]		= "qp_closed",
 	[MRC_STAT_QP_FAILED]		= "qp_failed",
 	[MRC_STAT_TX_ERRORS]		= "tx_errors",
+	[MRC_STAT_PROBE_TX]		= "total_probe_pkts_tx",
+	[MRC_STAT_PROBE_RX]		= "total_probe_pkts_rx",
+	[MRC_STAT_PROBE_RESP_TX]	= "probe_resp_tx",
+	[MRC_STAT_PROBE_RESP_RX]	= "probe_resp_rx",
+	[MRC_STAT_SKIP_MARKED]		= "skip_marked",
+	[MRC_STAT_SKIP_CLEARED]		= "skip_cleared",
+	[MRC_STAT_EV_BAD]		= "ev_assumed_bad",
+	[MRC_STAT_EV_RESTORED]		= "ev_restored",
+	[MRC_STAT_PEER_OPENED]		= "peer_opened",
+	[MRC_STAT_PEER_CLOSED]		= "peer_closed",
 };
 
 #endif /* _MRC_STAT_NAMES_H */

@@ -167,6 +167,8 @@ static inline int mrc_hdr_check(const __u8 *p, size_t len)
 #define MRC_CC_TYPE_NSCC	0x10	/* SETH/NETH byte 16, high nibble */
 #define MRC_CC_FLAG_ECN		0x01	/* SACK: the drawing packet was CE */
 #define MRC_CC_FLAG_DUP		0x02	/* SACK: ... a duplicate (mrc) */
+/* SETH byte 1: the mark (bits 6:5) and the probe-response flag (bit 1). */
+#define MRC_SETH_PROBE_RESP	0x02
 
 enum mrc_nack_reason {
 	MRC_NACK_TRIMMED		= 0x01,
@@ -420,6 +422,50 @@ static inline void mrc_get_ack_hdr(const __u8 *p, struct mrc_ack_hdr *h)
 		h->ts_echo = mrc_get_be16(x + 18);
 		break;
 	}
+}
+
+/*
+ * A probe (opcode 0xDE): BTH (destination QP = the destination socket's
+ * mrc port, PSN 0: a probe consumes none) and PETH: bytes 4-5 the probe
+ * number, 8-9 and 10-11 the source and destination mrc ports, 12-13 the
+ * sender's 16-bit timestamp (microseconds), the rest zero.  Its answer is
+ * a SACK with MRC_SETH_PROBE_RESP set: the probe number in the acked-PSN
+ * offset (bytes 2-3), the probed entropy value, the timestamp echoed, and
+ * the receiver's service time in microseconds in the SACK offset (bytes
+ * 18-19); its PSN fields are the receiver's, unchanged.
+ */
+struct mrc_probe_hdr {
+	__u16 dport;		/* the probed socket's mrc port */
+	__u16 sport;		/* the prober's mrc port */
+	__u16 id;		/* probe number */
+	__u16 ts;		/* send time, microseconds, 16 bit */
+};
+
+/* Write a probe; return its length. */
+static inline int mrc_put_probe_hdr(__u8 *p, const struct mrc_probe_hdr *h)
+{
+	__u8 *x = p + MRC_BTH_LEN;
+	int i;
+
+	mrc_put_bth(p, MRC_OP_PROBE, h->dport, 0, 0);
+	for (i = 0; i < MRC_PETH_LEN; i++)
+		x[i] = 0;
+	mrc_put_be16(x + 4, h->id);
+	mrc_put_be16(x + 8, h->sport);
+	mrc_put_be16(x + 10, h->dport);
+	mrc_put_be16(x + 12, h->ts);
+	return MRC_BTH_LEN + MRC_PETH_LEN;
+}
+
+/* Read a probe already checked by mrc_hdr_check(). */
+static inline void mrc_get_probe_hdr(const __u8 *p, struct mrc_probe_hdr *h)
+{
+	const __u8 *x = p + MRC_BTH_LEN;
+
+	h->dport = mrc_bth_dqpn(p) & 0xffff;
+	h->id = mrc_get_be16(x + 4);
+	h->sport = mrc_get_be16(x + 8);
+	h->ts = mrc_get_be16(x + 12);
 }
 
 #endif /* _MRC_WIRE_H */

@@ -7,8 +7,6 @@
 
 #include <mrc/mrc.h>
 
-static struct genl_family mrc_genl_family;
-
 static const struct nla_policy mrc_config_set_policy[MRC_A_MAX + 1] = {
 	[MRC_A_SPRAYING_TYPE]		= { .type = NLA_U32 },
 	[MRC_A_ENTROPY_MASK_BITS]	= { .type = NLA_U32 },
@@ -320,9 +318,15 @@ static const struct genl_ops mrc_genl_ops[] = {
 		.policy = mrc_qp_get_policy,
 		.maxattr = MRC_A_MAX,
 	},
+	{
+		.cmd = MRC_CMD_PEER_GET,
+		.dumpit = mrc_nl_peer_dump,
+		.policy = mrc_qp_get_policy,
+		.maxattr = MRC_A_MAX,
+	},
 };
 
-static struct genl_family mrc_genl_family __ro_after_init = {
+struct genl_family mrc_genl_family __ro_after_init = {
 	.name = MRC_GENL_NAME,
 	.version = MRC_GENL_VERSION,
 	.netnsok = true,

@@ -61,6 +61,7 @@ static int __net_init mrc_net_init(struct net *net)
 	INIT_DELAYED_WORK(&mn->reaper, mrc_reaper_work);
 	ratelimit_state_init(&mn->refuse_rs, HZ, MRC_REFUSE_PER_SEC);
 	ratelimit_set_flags(&mn->refuse_rs, RATELIMIT_MSG_ON_RELEASE);
+	mrc_peer_net_init(mn);
 
 	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
 	if (!cfg)
@@ -92,6 +93,7 @@ static void __net_exit mrc_net_exit_batch(struct list_head *net_list)
 	list_for_each_entry(net, net_list, exit_list) {
 		cancel_delayed_work_sync(&mrc_net(net)->reaper);
 		WARN_ON_ONCE(!list_empty(&mrc_net(net)->qps));
+		mrc_peer_net_exit(mrc_net(net));
 		mrc_socket_release(mrc_net(net));
 	}
 

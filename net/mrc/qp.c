@@ -11,6 +11,7 @@
  */
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <net/ip.h>
 
 #include <mrc/mrc.h>
 
@@ -90,6 +91,7 @@ static struct mrc_qp *mrc_qp_alloc(struct mrc_sock *ms,
 	INIT_LIST_HEAD(&qp->tx_queue);
 	__skb_queue_head_init(&qp->xq);
 	INIT_LIST_HEAD(&qp->list);
+	INIT_LIST_HEAD(&qp->peer_node);
 	hrtimer_init(&qp->rto_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->rto_timer.function = mrc_rto_fire;
 	qp->last_tx = jiffies;
@@ -97,23 +99,20 @@ static struct mrc_qp *mrc_qp_alloc(struct mrc_sock *ms,
 	return qp;
 }
 
-/* The QP's own UDP source port: the socket option, else one of the
- * entropy range picked from the QP's identity.
+/* The QP's own UDP source port, its entropy value under spraying None:
+ * the socket option, else a random one of the namespace's ephemeral
+ * range (ip_local_port_range), as a UDP socket would get, and not of the
+ * entropy range, which belongs to spraying.
  */
 static u16 mrc_qp_pick_sport(struct mrc_qp *qp, u16 opt)
 {
-	const struct mrc_config *c;
-	u32 range, off;
+	struct net *net = sock_net(mrc_to_sk(qp->ms));
+	int lo, hi;
 
 	if (opt)
 		return opt;
-	rcu_read_lock();
-	c = mrc_cfg(qp->mn);
-	range = mrc_entropy_range(c);
-	off = c->starting_port_offset;
-	rcu_read_unlock();
-	return off + (mrc_qp_hash(&qp->raddr, qp->rport) ^ qp->lport) %
-		range;
+	inet_get_local_port_range(net, &lo, &hi);
+	return lo + get_random_u32() % (hi - lo + 1);
 }
 
 /**
@@ -149,12 +148,17 @@ struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
 	new = mrc_qp_alloc(ms, addr, port, gfp);
 	if (!new)
 		return ERR_PTR(-ENOBUFS);
+	if (mrc_peer_attach(new, gfp)) {
+		mrc_qp_free_rcu(&new->rcu);
+		return ERR_PTR(-ENOBUFS);
+	}
 
 	spin_lock_bh(&ms->lock);
 	hash_for_each_possible(ms->qps, qp, node, mrc_qp_hash(addr, port)) {
 		if (qp->rport == port && ipv6_addr_equal(&qp->raddr, addr) &&
 		    !READ_ONCE(qp->dead) && refcount_inc_not_zero(&qp->ref)) {
 			spin_unlock_bh(&ms->lock);
+			mrc_peer_detach(new);
 			mrc_qp_free_rcu(&new->rcu);
 			return qp;
 		}
@@ -164,6 +168,7 @@ struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
 	      atomic_read(&mn->nr_qps) >= MRC_MAX_QPS_PER_NET ? -EMFILE : 0;
 	if (ret) {
 		spin_unlock_bh(&ms->lock);
+		mrc_peer_detach(new);
 		mrc_qp_free_rcu(&new->rcu);
 		return ERR_PTR(ret);
 	}
@@ -282,7 +287,10 @@ bool mrc_qp_kill(struct mrc_qp *qp, bool if_idle)
 	mrc_qp_rx_purge(qp);
 	__skb_queue_purge(&qp->xq);
 	mrc_qp_stat_inc(qp, MRC_STAT_QP_CLOSED);
+	mrc_peer_learn(qp);
 	spin_unlock_bh(&qp->lock);
+	/* Its destination's state goes with the last QP to it. */
+	mrc_peer_detach(qp);
 
 	if (last)
 		mrc_sock_unbind(ms);

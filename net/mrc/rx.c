@@ -66,7 +66,8 @@ static void mrc_rx_send_ack(struct mrc_qp *qp, struct sk_buff_head *out)
 		.psn = mrc_rx_cum(qp),
 	};
 
-	mrc_rx_queue_ack(qp, &a, qp->udp_sport, out);
+	/* A cumulative ACK takes the rotation's next value, as data. */
+	mrc_rx_queue_ack(qp, &a, mrc_peer_entropy(qp, false), out);
 }
 
 static void mrc_rx_send_sack(struct mrc_qp *qp, u32 drew, u16 ts, bool dup,
@@ -531,8 +532,7 @@ static void mrc_rx(struct mrc_net *mn, struct sock *usk, struct sk_buff *skb)
 		mrc_rx_ack(mn, p, &ctx);
 		break;
 	case MRC_OP_PROBE:
-		/* Probes belong to spraying, which is not there yet. */
-		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
+		mrc_rx_probe(mn, p, &ctx.saddr, ctx.family, ctx.entropy);
 		break;
 	default:
 		mrc_rx_data(mn, skb, p, &ctx);

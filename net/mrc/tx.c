@@ -184,12 +184,6 @@ void mrc_qp_flush(struct mrc_qp *qp)
 	local_bh_enable();
 }
 
-/* The entropy value of a packet; spraying will own this choice. */
-static u16 mrc_qp_entropy(struct mrc_qp *qp)
-{
-	return qp->udp_sport;
-}
-
 static u64 mrc_qp_rto_base_us(struct mrc_qp *qp, const struct mrc_config *c)
 {
 	return max3((u64)c->rto_us, (u64)qp->rto_floor_us,
@@ -306,15 +300,20 @@ static struct sk_buff *mrc_build_data(struct mrc_qp *qp,
 	else
 		skb_put_data(skb, payload, e->len);
 	/* ECT(0): a congested queue may mark rather than drop. */
-	mrc_skb_set_sport(skb, mrc_qp_entropy(qp), INET_ECN_ECT_0);
+	mrc_skb_set_sport(skb, e->ev, INET_ECN_ECT_0);
 	return skb;
 }
 
 static void mrc_queue_data(struct mrc_qp *qp, struct mrc_tx_pkt *e, u32 psn,
 			   u8 flags, struct sk_buff_head *out)
 {
-	struct sk_buff *skb = mrc_build_data(qp, e, psn, flags);
+	struct sk_buff *skb;
 
+	/* Each transmission takes its value anew, a retransmission too,
+	 * and the value is kept: a timeout names it.
+	 */
+	e->ev = mrc_peer_entropy(qp, true);
+	skb = mrc_build_data(qp, e, psn, flags);
 	mrc_qp_stat_inc(qp, MRC_STAT_TX_DATA_PACKETS);
 	/* No memory: the packet counts as sent and is lost; recovery
 	 * retransmits it as it would any other.
@@ -521,6 +520,8 @@ void mrc_qp_tx_reset(struct mrc_qp *qp)
 	c = mrc_cfg(qp->mn);
 	mrc_cc_init(qp, c);
 	rcu_read_unlock();
+	/* ... but not what other QPs to the destination learnt. */
+	mrc_peer_recall(qp);
 }
 
 /**
@@ -647,6 +648,7 @@ static void mrc_note_dup(struct mrc_qp *qp, u32 psn,
 	qp->reorder = max_t(u32, qp->reorder,
 			    min_t(u32, 2 * e->lost_depth, MRC_WINDOW / 2));
 	e->lost_depth = 0;
+	mrc_peer_learn(qp);
 }
 
 static void mrc_sack_losses(struct mrc_qp *qp, const struct mrc_config *c)
@@ -689,6 +691,11 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 	const struct mrc_config *c;
 	struct mrc_config cfg;
 
+	/* A probe's answer concerns the path, not this epoch's PSNs. */
+	if (h->opcode == MRC_OP_SACK && h->flags & MRC_SETH_PROBE_RESP) {
+		mrc_rx_probe_resp(qp, h);
+		return;
+	}
 	if (!qp->tx_epoch || h->epoch != qp->tx_epoch ||
 	    qp->state != MRC_QP_STATE_OPEN) {
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_OUT_OF_WINDOW);
@@ -701,6 +708,11 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 
 	if (h->opcode == MRC_OP_NACK) {
 		mrc_qp_stat_inc(qp, MRC_STAT_NACK_RX);
+		/* Trimmed on the way, not on the last hop: that path is
+		 * congested, pass over its value once.
+		 */
+		if (h->reason == MRC_NACK_TRIMMED)
+			mrc_peer_trimmed(qp, h->entropy);
 		if (h->reason == MRC_NACK_PSN_OOW) {
 			/* The peer has no state for this epoch: it restarted,
 			 * and what is in flight can never be acknowledged.
@@ -834,6 +846,7 @@ enum hrtimer_restart mrc_rto_fire(struct hrtimer *t)
 	struct mrc_qp *qp = container_of(t, struct mrc_qp, rto_timer);
 	const struct mrc_config *c;
 	struct mrc_config cfg;
+	u64 now, timed_out;
 	u32 n, i;
 
 	rcu_read_lock();
@@ -858,12 +871,20 @@ enum hrtimer_restart mrc_rto_fire(struct hrtimer *t)
 		goto unlock;
 	}
 
+	/* A transmission sent a whole RTO ago and not acknowledged timed
+	 * out: each names its value, which is assumed bad.  Those sent
+	 * since are resent too, but say nothing of their path.
+	 */
+	now = ktime_get_ns();
+	timed_out = mrc_qp_rto_base_us(qp, &cfg) * NSEC_PER_USEC;
 	n = mrc_psn_diff(qp->snd_nxt, qp->snd_una);
 	for (i = 0; i < n; i++) {
 		struct mrc_tx_pkt *e = mrc_txp(qp, mrc_psn_add(qp->snd_una, i));
 
 		if (e->flags & (MRC_TXP_SACKED | MRC_TXP_LOST))
 			continue;
+		if (now - e->tx_ns >= timed_out)
+			mrc_peer_timed_out(qp, e->ev);
 		e->flags |= MRC_TXP_LOST | MRC_TXP_LOST_RTO;
 		qp->inflight -= e->len;
 		qp->nr_lost++;

@@ -31,6 +31,12 @@
  *            MRC_QP_A_* attributes, its MRC_QP_A_STATS nest holding the
  *            same MRC_STAT_* counters for that queue pair alone.
  *
+ * MRC_CMD_PEER_GET (dumpit, any user in the netns)
+ *   Request: no attributes.
+ *   Reply:   one message per destination state ("peer": the spraying
+ *            state every queue pair to one remote address shares), each
+ *            an MRC_A_PEER nest of MRC_PEER_A_* attributes.
+ *
  * Configuration attributes (all NLA_U32; the names in brackets are the
  * spec's attribute names and the CLI's keys):
  *
@@ -113,6 +119,7 @@ enum mrc_cmd {
 	MRC_CMD_CONFIG_SET,
 	MRC_CMD_STATS_GET,
 	MRC_CMD_QP_GET,
+	MRC_CMD_PEER_GET,
 
 	__MRC_CMD_MAX,
 };
@@ -140,6 +147,7 @@ enum mrc_attr {
 	MRC_A_MAX_MSG_SIZE,
 	MRC_A_RETRY_LIMIT,
 	MRC_A_QP,
+	MRC_A_PEER,
 
 	__MRC_A_MAX,
 };
@@ -193,6 +201,16 @@ enum mrc_stat {
 	MRC_STAT_QP_CLOSED,
 	MRC_STAT_QP_FAILED,		/* QPs that hit the retry limit */
 	MRC_STAT_TX_ERRORS,		/* no route, or the stack refused */
+	MRC_STAT_PROBE_TX,		/* total_probe_pkts_tx: probes sent */
+	MRC_STAT_PROBE_RX,		/* total_probe_pkts_rx: probes taken */
+	MRC_STAT_PROBE_RESP_TX,		/* probe responses sent */
+	MRC_STAT_PROBE_RESP_RX,		/* probe responses taken */
+	MRC_STAT_SKIP_MARKED,		/* values marked to be passed over */
+	MRC_STAT_SKIP_CLEARED,		/* ... passed over, mark cleared */
+	MRC_STAT_EV_BAD,		/* values assumed bad after a timeout */
+	MRC_STAT_EV_RESTORED,		/* ... back by a probe's response */
+	MRC_STAT_PEER_OPENED,		/* destination states created */
+	MRC_STAT_PEER_CLOSED,		/* ... freed, their last QP closed */
 
 	__MRC_STAT_MAX,
 };
@@ -234,5 +252,64 @@ enum mrc_qp_attr {
 };
 
 #define MRC_QP_A_MAX (__MRC_QP_A_MAX - 1)
+
+/* Attributes in an MRC_A_PEER nest. */
+enum mrc_peer_attr {
+	MRC_PEER_A_UNSPEC,
+	MRC_PEER_A_PAD,
+	MRC_PEER_A_FAMILY,		/* u16: AF_INET or AF_INET6 */
+	MRC_PEER_A_ADDR,		/* binary: 4 or 16 bytes */
+	MRC_PEER_A_SPRAYING_TYPE,	/* u32: enum mrc_spraying_type, fixed
+					 * when the state was created
+					 */
+	MRC_PEER_A_RANGE_FIRST,		/* u32: first port of the range */
+	MRC_PEER_A_RANGE_SIZE,		/* u32: ports in the range */
+	MRC_PEER_A_POSITION,		/* u32: index in the active set of the
+					 * value the rotation offers next
+					 */
+	MRC_PEER_A_NR_BAD,		/* u32: values assumed bad */
+	MRC_PEER_A_VALUES,		/* binary: struct mrc_peer_value for
+					 * each value of the active set, in
+					 * rotation order
+					 */
+	MRC_PEER_A_QPS,			/* nest of MRC_PEER_A_QPN */
+	MRC_PEER_A_QPN,			/* u32: a queue pair sharing it */
+	MRC_PEER_A_REORDER,		/* u32: reordering depth learnt */
+	MRC_PEER_A_SRTT_US,		/* u32: smoothed RTT learnt */
+	MRC_PEER_A_BASE_RTT_US,		/* u32: lowest RTT seen, probes too */
+	MRC_PEER_A_PROBE_TX,		/* u64: probes sent to it */
+	MRC_PEER_A_PROBE_RESP_RX,	/* u64: their responses taken */
+
+	__MRC_PEER_A_MAX,
+};
+
+#define MRC_PEER_A_MAX (__MRC_PEER_A_MAX - 1)
+
+/* The state of one entropy value, in struct mrc_peer_value. */
+enum mrc_ev_state {
+	MRC_EV_STATE_USABLE,		/* in the rotation */
+	MRC_EV_STATE_SKIP_ONCE,		/* marked: passed over once */
+	MRC_EV_STATE_BAD,		/* assumed bad: out until a probe is
+					 * answered
+					 */
+};
+
+/**
+ * struct mrc_peer_value - one value of a destination's active set
+ * @port: the entropy value, a UDP source port
+ * @state: enum mrc_ev_state
+ * @pad: zero
+ * @tx_packets: data packets and retransmissions sent on it
+ * @probes_tx: probes sent on it
+ * @probes_rx: responses to those probes taken
+ */
+struct mrc_peer_value {
+	__u16 port;
+	__u8 state;
+	__u8 pad;
+	__u32 tx_packets;
+	__u32 probes_tx;
+	__u32 probes_rx;
+};
 
 #endif /* _UAPI_LINUX_MRC_H */

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Probes: how a value assumed bad comes back into the rotation.
+ *
+ * While some destination of the namespace has a value assumed bad, one
+ * hrtimer sends, every probe-period, one probe to each such destination,
+ * on its bad values in turn; a probe goes between the mrc ports of an
+ * open queue pair to the destination, so its receiver answers only where
+ * it has that queue pair too.  The answer, a SACK flagged as a probe
+ * response that leaves the receiver's PSN state alone, returns the value
+ * to the rotation and gives an RTT sample with no data packet in it.
+ */
+#include <linux/ktime.h>
+#include <net/inet_ecn.h>
+
+#include <mrc/mrc.h>
+
+static u16 mrc_probe_now_us(void)
+{
+	return (u16)div_u64(ktime_get_ns(), NSEC_PER_USEC);
+}
+
+static ktime_t mrc_probe_period(struct mrc_net *mn)
+{
+	u32 us;
+
+	rcu_read_lock();
+	us = mrc_cfg(mn)->probe_period_us;
+	rcu_read_unlock();
+	return ns_to_ktime((u64)us * NSEC_PER_USEC);
+}
+
+/**
+ * mrc_probe_arm() - start probing, a value having just gone bad
+ * @mn: the namespace
+ */
+void mrc_probe_arm(struct mrc_net *mn)
+{
+	if (READ_ONCE(mn->probe_stop) || hrtimer_is_queued(&mn->probe_timer))
+		return;
+	hrtimer_start(&mn->probe_timer, mrc_probe_period(mn),
+		      HRTIMER_MODE_REL_SOFT);
+}
+
+/* What one probe needs, taken under the peer's lock. */
+struct mrc_probe {
+	struct in6_addr daddr;
+	int family;
+	u16 ev;
+	struct mrc_probe_hdr h;
+};
+
+/* Under @p's lock: the next probe to @p, if it has an open queue pair
+ * and a value assumed bad.
+ */
+static bool mrc_probe_next(struct mrc_peer *p, struct mrc_probe *pr)
+{
+	struct mrc_qp *qp;
+	int ev;
+	u16 i;
+
+	list_for_each_entry(qp, &p->qps, peer_node) {
+		if (READ_ONCE(qp->dead))
+			continue;
+		ev = mrc_spray_next_probe(&p->spray);
+		if (ev < 0)
+			return false;
+		i = mrc_spray_index(&p->spray, ev);
+		p->probes_tx[i]++;
+		p->nr_probe_tx++;
+		pr->daddr = p->addr;
+		pr->family = p->family;
+		pr->ev = ev;
+		pr->h = (struct mrc_probe_hdr){
+			.dport = qp->rport,
+			.sport = qp->lport,
+			.id = p->probe_seq++,
+			.ts = mrc_probe_now_us(),
+		};
+		return true;
+	}
+	return false;
+}
+
+static void mrc_probe_send(struct mrc_net *mn, const struct mrc_probe *pr)
+{
+	struct sk_buff *skb;
+
+	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_PETH_LEN);
+	if (!skb) {
+		mrc_stat_inc(mn, MRC_STAT_TX_ERRORS);
+		return;
+	}
+	skb_put(skb, mrc_put_probe_hdr(skb->data, &pr->h));
+	/* The data class, as a first transmission of data. */
+	mrc_skb_set_sport(skb, pr->ev, INET_ECN_ECT_0);
+	mrc_stat_inc(mn, MRC_STAT_PROBE_TX);
+	mrc_xmit(mn, pr->family, &pr->daddr, skb);
+}
+
+/**
+ * mrc_probe_fire() - the namespace's probe timer
+ * @t: the timer
+ *
+ * Runs in softirq context.
+ *
+ * Return: HRTIMER_RESTART while some destination has a value assumed bad.
+ */
+enum hrtimer_restart mrc_probe_fire(struct hrtimer *t)
+{
+	struct mrc_net *mn = container_of(t, struct mrc_net, probe_timer);
+	struct mrc_peer *p;
+	struct mrc_probe pr;
+	bool more = false;
+	int bkt;
+
+	rcu_read_lock();
+	hash_for_each_rcu(mn->peers, bkt, p, node) {
+		bool send;
+
+		if (p->spraying != MRC_SPRAYING_DEFAULT ||
+		    !READ_ONCE(p->spray.nr_bad))
+			continue;
+		spin_lock(&p->lock);
+		more |= p->spray.nr_bad > 0;
+		send = mrc_probe_next(p, &pr);
+		spin_unlock(&p->lock);
+		if (send)
+			mrc_probe_send(mn, &pr);
+	}
+	rcu_read_unlock();
+	if (!more || READ_ONCE(mn->probe_stop))
+		return HRTIMER_NORESTART;
+	hrtimer_forward_now(t, mrc_probe_period(mn));
+	return HRTIMER_RESTART;
+}
+
+/**
+ * mrc_rx_probe() - answer a probe
+ * @mn: the namespace
+ * @p: the packet's mrc headers, checked
+ * @saddr: its source (IPv4 v4-mapped)
+ * @family: AF_INET or AF_INET6
+ * @entropy: its UDP source port, the probed value
+ *
+ * Only a probe between the ports of an open queue pair is answered: a
+ * forged one draws nothing, so probes cannot reflect traffic.
+ */
+void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
+		  int family, u16 entropy)
+{
+	u16 t0 = mrc_probe_now_us();
+	struct mrc_probe_hdr h;
+	struct mrc_ack_hdr a;
+	struct sk_buff *skb;
+	struct mrc_sock *ms;
+	struct mrc_qp *qp;
+
+	mrc_get_probe_hdr(p, &h);
+	ms = mrc_sock_lookup(mn, family, h.dport);
+	qp = ms ? mrc_qp_lookup(ms, saddr, h.sport) : NULL;
+	if (!qp || READ_ONCE(qp->dead)) {
+		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
+		return;
+	}
+	mrc_stat_inc(mn, MRC_STAT_PROBE_RX);
+
+	a = (struct mrc_ack_hdr){
+		.opcode = MRC_OP_SACK,
+		.dport = h.sport,
+		.sport = h.dport,
+		.psn = MRC_PSN_MASK,
+		.flags = MRC_SETH_PROBE_RESP,
+		.acked_off = (s16)h.id,
+		.entropy = entropy,
+		.ts_echo = h.ts,
+		/* Service time: from taking the probe to answering it. */
+		.sack_off = (s16)(u16)(mrc_probe_now_us() - t0),
+	};
+	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_SETH_LEN + MRC_CCSTATE_LEN);
+	if (!skb) {
+		mrc_stat_inc(mn, MRC_STAT_TX_ERRORS);
+		return;
+	}
+	skb_put(skb, mrc_put_ack_hdr(skb->data, &a));
+	/* The control class, as every acknowledgment. */
+	mrc_skb_set_sport(skb, entropy, 46 << 2);
+	mrc_stat_inc(mn, MRC_STAT_PROBE_RESP_TX);
+	mrc_xmit(mn, family, saddr, skb);
+}
+
+/**
+ * mrc_rx_probe_resp() - a probe was answered
+ * @qp: the queue pair it was sent for, locked, not dead
+ * @h: the response
+ *
+ * The probed value returns to the rotation; the round trip, less the
+ * receiver's service time, may lower the base RTT.
+ */
+void mrc_rx_probe_resp(struct mrc_qp *qp, const struct mrc_ack_hdr *h)
+{
+	u16 rtt = mrc_probe_now_us() - h->ts_echo - (u16)h->sack_off;
+	struct mrc_peer *p = qp->peer;
+	int restored = 0;
+	u16 i;
+
+	mrc_qp_stat_inc(qp, MRC_STAT_PROBE_RESP_RX);
+	if (!p || p->spraying != MRC_SPRAYING_DEFAULT)
+		return;
+	spin_lock(&p->lock);
+	i = mrc_spray_index(&p->spray, h->entropy);
+	if (i != MRC_SPRAY_NONE) {
+		restored = mrc_spray_restore(&p->spray, h->entropy);
+		p->probes_rx[i]++;
+		p->nr_probe_rx++;
+		if (rtt && (!p->base_rtt_us || rtt < p->base_rtt_us))
+			p->base_rtt_us = rtt;
+	}
+	spin_unlock(&p->lock);
+	if (restored)
+		mrc_qp_stat_inc(qp, MRC_STAT_EV_RESTORED);
+	if (i != MRC_SPRAY_NONE && rtt &&
+	    (!qp->base_rtt_us || rtt < qp->base_rtt_us))
+		qp->base_rtt_us = rtt;
+}
