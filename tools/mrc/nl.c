@@ -390,3 +390,37 @@ int mrc_nl_get(uint8_t cmd, mnl_cb_t cb, void *data, const char *what)
 		return mrc_nl_report(&e, what, NULL);
 	return MRC_EXIT_OK;
 }
+
+/**
+ * mrc_nl_dump() - a dump without attributes, its replies to @cb
+ * @cmd: the MRC_CMD_* with a dumpit
+ * @cb: called with each reply message
+ * @data: passed to @cb
+ * @reset: called with @data before each try, to forget what an interrupted
+ *	   one gave
+ * @e: filled with the outcome of the last try
+ *
+ * A dump the kernel flags NLM_F_DUMP_INTR (the objects changed during it)
+ * fails with EINTR; it is tried again, MRC_NL_DUMP_TRIES times at most.
+ *
+ * Return: MRC_EXIT_OK, with @e->err set if the dump failed (for the
+ * caller to report); else the exit status to end with (errors printed).
+ */
+int mrc_nl_dump(uint8_t cmd, mnl_cb_t cb, void *data,
+		void (*reset)(void *data), struct mrc_nl_err *e)
+{
+	struct mrc_nl nl;
+	int tries, ret;
+
+	for (tries = 0; tries < MRC_NL_DUMP_TRIES; tries++) {
+		ret = mrc_nl_open(&nl);
+		if (ret != MRC_EXIT_OK)
+			return ret;
+		reset(data);
+		mrc_nl_talk(&nl, mrc_nl_dump_request(&nl, cmd), cb, data, e);
+		mrc_nl_close(&nl);
+		if (e->err != EINTR)
+			break;
+	}
+	return MRC_EXIT_OK;
+}

@@ -20,6 +20,9 @@ struct mrc_nl {
 	char buf[MRC_NL_BUF_SIZE] __attribute__((aligned(8)));
 };
 
+/* Dumps tried while the objects listed keep changing during one. */
+#define MRC_NL_DUMP_TRIES	3
+
 /* How the kernel answered a request. */
 struct mrc_nl_err {
 	int err;		/* positive errno, 0 if the request succeeded */
@@ -36,5 +39,7 @@ int mrc_nl_talk(struct mrc_nl *nl, struct nlmsghdr *req, mnl_cb_t cb,
 int mrc_nl_report(const struct mrc_nl_err *e, const char *what,
 		  const char *eperm_hint);
 int mrc_nl_get(uint8_t cmd, mnl_cb_t cb, void *data, const char *what);
+int mrc_nl_dump(uint8_t cmd, mnl_cb_t cb, void *data,
+		void (*reset)(void *data), struct mrc_nl_err *e);
 
 #endif /* _MRC_CLI_NL_H */

@@ -20,9 +20,6 @@
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* Dumps tried while the queue pairs keep changing during one. */
-#define MRC_QP_DUMP_TRIES	3
-
 /* One queue pair, as its MRC_A_QP nest describes it. */
 struct mrc_qp {
 	uint32_t val[MRC_QP_A_MAX + 1];	/* u16 and u32 attributes */
@@ -356,25 +353,12 @@ static int mrc_qp_print(const struct mrc_qp_list *list,
 	return MRC_EXIT_OK;
 }
 
-/*
- * One dump, into @list (emptied first).
- *
- * Return: MRC_EXIT_OK, @e->err set if the dump failed; else the exit
- * status, its error printed.
- */
-static int mrc_qp_dump(struct mrc_qp_list *list, struct mrc_nl_err *e)
+/* Before each try of the dump: forget what an interrupted one gave. */
+static void mrc_qp_list_reset(void *data)
 {
-	struct mrc_nl nl;
-	int ret;
+	struct mrc_qp_list *list = data;
 
-	ret = mrc_nl_open(&nl);
-	if (ret != MRC_EXIT_OK)
-		return ret;
 	list->count = 0;
-	mrc_nl_talk(&nl, mrc_nl_dump_request(&nl, MRC_CMD_QP_GET),
-		    mrc_qp_reply_cb, list, e);
-	mrc_nl_close(&nl);
-	return MRC_EXIT_OK;
 }
 
 static int mrc_qp_report(const struct mrc_nl_err *e)
@@ -382,7 +366,7 @@ static int mrc_qp_report(const struct mrc_nl_err *e)
 	if (e->err == EINTR && !e->msg[0]) {
 		fprintf(stderr,
 			"mrc: the queue pairs changed during each of %d dumps; try again\n",
-			MRC_QP_DUMP_TRIES);
+			MRC_NL_DUMP_TRIES);
 		return MRC_EXIT_KERNEL;
 	}
 	if (e->err == EOPNOTSUPP && !e->msg[0]) {
@@ -398,17 +382,13 @@ static int mrc_qp_show(int argc, char **argv, const struct mrc_opts *opts)
 {
 	struct mrc_qp_list list = { .qp = NULL, .count = 0, .size = 0 };
 	struct mrc_nl_err e;
-	int tries, ret = MRC_EXIT_OK;
+	int ret;
 
 	if (argc > 0)
 		return mrc_usage_error("unexpected argument \"%s\"", argv[0]);
 
-	/* A dump the kernel flags NLM_F_DUMP_INTR fails with EINTR. */
-	for (tries = 0; tries < MRC_QP_DUMP_TRIES; tries++) {
-		ret = mrc_qp_dump(&list, &e);
-		if (ret != MRC_EXIT_OK || e.err != EINTR)
-			break;
-	}
+	ret = mrc_nl_dump(MRC_CMD_QP_GET, mrc_qp_reply_cb, &list,
+			  mrc_qp_list_reset, &e);
 	if (ret == MRC_EXIT_OK) {
 		if (e.err)
 			ret = mrc_qp_report(&e);
