@@ -18,7 +18,9 @@ enum mrc_exit {
 struct mrc_opts {
 	bool json;
 	bool pretty;
-	bool stats;	/* qp show: every counter, zeros too */
+	bool stats;	/* qp show: every counter, zeros too; peer show:
+			 * the probes of every value
+			 */
 };
 
 bool mrc_matches(const char *arg, const char *cmd);
@@ -27,6 +29,7 @@ int mrc_usage_error(const char *fmt, ...)
 int mrc_cmd_config(int argc, char **argv, const struct mrc_opts *opts);
 int mrc_cmd_stats(int argc, char **argv, const struct mrc_opts *opts);
 int mrc_cmd_qp(int argc, char **argv, const struct mrc_opts *opts);
+int mrc_cmd_peer(int argc, char **argv, const struct mrc_opts *opts);
 void mrc_help(void);
 
 #endif /* _MRC_CLI_H */

@@ -86,6 +86,7 @@ void mrc_help(void)
 	      "       mrc [ OPTIONS ] config set KEY VALUE [ KEY VALUE ]...\n"
 	      "       mrc [ OPTIONS ] stats [ show ]\n"
 	      "       mrc [ OPTIONS ] qp [ show ]\n"
+	      "       mrc [ OPTIONS ] peer [ show [ ADDR ] ]\n"
 	      "       mrc help\n"
 	      "OPTIONS := { -j[son] | -p[retty] | -s[tats] | -h[elp] | -V[ersion] }\n",
 	      stdout);
@@ -96,7 +97,8 @@ void mrc_help(void)
 	fputs("\nThe kernel checks ranges and the rule\n"
 	      "  starting-port-offset + 2^entropy-mask-bits - 1 <= 65535.\n"
 	      "qp show prints the counters of a queue pair that are not zero,\n"
-	      "all of them with -s.  See mrc(8).\n", stdout);
+	      "all of them with -s; peer show the probes of every entropy value\n"
+	      "with -s.  See mrc(8).\n", stdout);
 }
 
 static void mrc_version(void)
@@ -171,6 +173,8 @@ int main(int argc, char **argv)
 		return mrc_cmd_stats(argc - 1, argv + 1, &opts);
 	if (mrc_matches(argv[0], "qp"))
 		return mrc_cmd_qp(argc - 1, argv + 1, &opts);
+	if (mrc_matches(argv[0], "peer"))
+		return mrc_cmd_peer(argc - 1, argv + 1, &opts);
 	if (mrc_matches(argv[0], "help")) {
 		mrc_help();
 		return MRC_EXIT_OK;

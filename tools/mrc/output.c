@@ -138,6 +138,24 @@ void mrc_out_object_end(struct mrc_out *o)
 		mrc_out_close(o);
 }
 
+/*
+ * JSON only: open an array, as a member named @json_key of the object
+ * open now; its elements are mrc_out_u64()s or mrc_out_object_begin()s
+ * with no key.
+ */
+void mrc_out_array_begin(struct mrc_out *o, const char *json_key)
+{
+	if (!o->json)
+		return;
+	mrc_out_json_member(o, json_key);
+	mrc_out_open(o, '[', ']');
+}
+
+void mrc_out_array_end(struct mrc_out *o)
+{
+	mrc_out_object_end(o);
+}
+
 void mrc_out_u64(struct mrc_out *o, const char *key, const char *json_key,
 		 uint64_t val)
 {

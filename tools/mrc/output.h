@@ -9,7 +9,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* Containers open at once: the list, a record and one nest in it. */
+/*
+ * Containers open at once: the list, a record, a list in it and an object
+ * in that.
+ */
 #define MRC_OUT_MAX_DEPTH	4
 
 struct mrc_out {
@@ -26,6 +29,8 @@ void mrc_out_begin(struct mrc_out *o, FILE *f, bool json, bool pretty);
 void mrc_out_begin_list(struct mrc_out *o, FILE *f, bool json, bool pretty);
 void mrc_out_object_begin(struct mrc_out *o, const char *json_key);
 void mrc_out_object_end(struct mrc_out *o);
+void mrc_out_array_begin(struct mrc_out *o, const char *json_key);
+void mrc_out_array_end(struct mrc_out *o);
 void mrc_out_u64(struct mrc_out *o, const char *key, const char *json_key,
 		 uint64_t val);
 void mrc_out_str(struct mrc_out *o, const char *key, const char *json_key,
