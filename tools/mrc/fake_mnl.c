@@ -23,6 +23,14 @@
  *   qpintr	the first dump of the process is flagged NLM_F_DUMP_INTR
  *   qpintr-always	every dump is
  *   qpbad	a queue pair's remote address is 5 bytes long
+ *   (ok)	the peer dump has three destinations in three reads:
+ *		10.0.2.1 with 72 values (two bad, two marked), 2001:db8::2
+ *		with 4, 10.0.2.9 under spraying none
+ *   nopeer	the peer dump is empty
+ *   oldpeer	a module without MRC_CMD_PEER_GET: the dump is refused
+ *   peerbad	the first destination's MRC_PEER_A_VALUES is one byte short
+ *		of a whole number of struct mrc_peer_value
+ *   peerintr	the first dump of the process is flagged NLM_F_DUMP_INTR
  * MRC_FAKE_DUMP names a file to append each request's genl command and
  * attributes to.  MRC_FAKE_STATE names a file that keeps the configuration
  * from one run to the next ("ATTR VALUE" lines); without it, or with the
@@ -46,7 +54,7 @@
 #define FAKE_MAX_READS	32
 
 static struct mnl_socket *fake_sock = (struct mnl_socket *)&fake_sock;
-static char fake_out[8192] __attribute__((aligned(8)));
+static char fake_out[16384] __attribute__((aligned(8)));
 static size_t fake_out_len;
 /* The answer is handed out in reads of these lengths, in order. */
 static size_t fake_reads[FAKE_MAX_READS];
@@ -363,6 +371,140 @@ static void fake_qp_dump(const struct nlmsghdr *req)
 		fake_dump_done(req, 0, NULL, n > 1);
 }
 
+/* A made-up destination; nr_values 0 for spraying none. */
+struct fake_peer {
+	uint16_t family;
+	const char *addr;
+	uint32_t spraying;
+	uint32_t nr_values;
+	uint32_t position;
+	uint32_t reorder, srtt_us, base_rtt_us;
+	uint64_t probe_tx, probe_resp_rx;
+	uint32_t qpns[3];
+	unsigned int nr_qpns;
+};
+
+static const struct fake_peer fake_peers[] = {
+	{
+		.family = AF_INET, .addr = "10.0.2.1",
+		.spraying = MRC_SPRAYING_DEFAULT, .nr_values = 72,
+		.position = 5, .reorder = 16, .srtt_us = 4100,
+		.base_rtt_us = 3900, .probe_tx = 12, .probe_resp_rx = 10,
+		.qpns = { 3, 7 }, .nr_qpns = 2,
+	},
+	{
+		.family = AF_INET6, .addr = "2001:db8::2",
+		.spraying = MRC_SPRAYING_DEFAULT, .nr_values = 4,
+		.position = 0, .reorder = 0, .srtt_us = 20, .base_rtt_us = 9,
+		.probe_tx = 0, .probe_resp_rx = 0,
+		.qpns = { 2 }, .nr_qpns = 1,
+	},
+	{
+		.family = AF_INET, .addr = "10.0.2.9",
+		.spraying = MRC_SPRAYING_NONE,
+		.srtt_us = 7, .base_rtt_us = 6,
+		.qpns = { 4 }, .nr_qpns = 1,
+	},
+};
+
+/*
+ * Value i of a destination's active set: port 256 + (37 i + 45) mod 128
+ * (a permutation of the range), tx 40 - i % 3.  Of 10.0.2.1's, values 1
+ * and 40 are bad, with probes; 3 and 10 marked to be skipped once.
+ */
+static void fake_peer_value(const struct fake_peer *p, uint32_t i,
+			    struct mrc_peer_value *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->port = (uint16_t)(256 + (37 * i + 45) % 128);
+	v->state = MRC_EV_STATE_USABLE;
+	v->tx_packets = 40 - i % 3;
+	if (p->nr_values != 72)
+		return;
+	if (i == 1 || i == 40) {
+		v->state = MRC_EV_STATE_BAD;
+		v->tx_packets = 12;
+		v->probes_tx = 6;
+		v->probes_rx = i == 1 ? 5 : 0;
+	} else if (i == 3 || i == 10) {
+		v->state = MRC_EV_STATE_SKIP_ONCE;
+	}
+}
+
+/* As mrc_nl_put_peer(): the range, position, bad and values if spraying. */
+static void fill_peer_nest(struct nlmsghdr *nlh, const struct fake_peer *p,
+			   int bad)
+{
+	struct mrc_peer_value v[72];
+	struct nlattr *nest, *qps;
+	unsigned char addr[16];
+	uint32_t i, nr_bad = 0;
+	size_t len;
+
+	nest = mnl_attr_nest_start(nlh, MRC_A_PEER);
+	mnl_attr_put_u16(nlh, MRC_PEER_A_FAMILY, p->family);
+	inet_pton(p->family, p->addr, addr);
+	mnl_attr_put(nlh, MRC_PEER_A_ADDR, p->family == AF_INET ? 4 : 16,
+		     addr);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_SPRAYING_TYPE, p->spraying);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_REORDER, p->reorder);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_SRTT_US, p->srtt_us);
+	mnl_attr_put_u32(nlh, MRC_PEER_A_BASE_RTT_US, p->base_rtt_us);
+	/* Padding before a u64, as nla_put_u64_64bit() may put it. */
+	mnl_attr_put(nlh, MRC_PEER_A_PAD, 0, NULL);
+	mnl_attr_put_u64(nlh, MRC_PEER_A_PROBE_TX, p->probe_tx);
+	mnl_attr_put_u64(nlh, MRC_PEER_A_PROBE_RESP_RX, p->probe_resp_rx);
+	if (p->nr_values) {
+		for (i = 0; i < p->nr_values; i++) {
+			fake_peer_value(p, i, &v[i]);
+			nr_bad += v[i].state == MRC_EV_STATE_BAD;
+		}
+		mnl_attr_put_u32(nlh, MRC_PEER_A_RANGE_FIRST, 256);
+		mnl_attr_put_u32(nlh, MRC_PEER_A_RANGE_SIZE, 128);
+		mnl_attr_put_u32(nlh, MRC_PEER_A_POSITION, p->position);
+		mnl_attr_put_u32(nlh, MRC_PEER_A_NR_BAD, nr_bad);
+		len = p->nr_values * sizeof(v[0]);
+		mnl_attr_put(nlh, MRC_PEER_A_VALUES, bad ? len - 1 : len, v);
+	}
+	qps = mnl_attr_nest_start(nlh, MRC_PEER_A_QPS);
+	for (i = 0; i < p->nr_qpns; i++)
+		mnl_attr_put_u32(nlh, MRC_PEER_A_QPN, p->qpns[i]);
+	/* An attribute of a newer kernel, in the QPs: ignored. */
+	mnl_attr_put_u32(nlh, MRC_PEER_A_MAX + 2, 42);
+	mnl_attr_nest_end(nlh, qps);
+	/* An attribute of a newer kernel, in the nest: ignored. */
+	mnl_attr_put_u32(nlh, MRC_PEER_A_MAX + 3, 42);
+	mnl_attr_nest_end(nlh, nest);
+	/* And one outside it. */
+	mnl_attr_put_u32(nlh, 200, 99);
+}
+
+/* MRC_CMD_PEER_GET: one NLM_F_MULTI message per destination, one a read. */
+static void fake_peer_dump(const struct nlmsghdr *req)
+{
+	const char *m = fake_mode();
+	struct genlmsghdr *genl;
+	struct nlmsghdr *nlh;
+	size_t i, n = ARRAY_SIZE(fake_peers);
+	int intr = !strcmp(m, "peerintr") && fake_nr_dumps == 0;
+
+	fake_nr_dumps++;
+	if (!strcmp(m, "nopeer"))
+		n = 0;
+	for (i = 0; i < n; i++) {
+		nlh = fake_put(FAKE_FAMILY, NLM_F_MULTI, req);
+		if (intr)
+			nlh->nlmsg_flags |= NLM_F_DUMP_INTR;
+		genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+		genl->cmd = MRC_CMD_PEER_GET;
+		genl->version = MRC_GENL_VERSION;
+		fill_peer_nest(nlh, &fake_peers[i],
+			       i == 0 && !strcmp(m, "peerbad"));
+		fake_end(nlh, 0);
+	}
+	fake_dump_done(req, 0, NULL, 1);
+}
+
 static void fake_dump(const struct nlmsghdr *req)
 {
 	const char *path = getenv("MRC_FAKE_DUMP");
@@ -473,9 +615,12 @@ ssize_t mnl_socket_sendto(const struct mnl_socket *nl, const void *buf,
 		}
 		fake_reply(req, GENL_ID_CTRL, fill_family);
 	} else if ((req->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP) {
-		/* Only QP_GET has a dumpit; a refused dump gets an ack. */
+		/* QP_GET and PEER_GET have a dumpit; others get an ack. */
 		if (genl->cmd == MRC_CMD_QP_GET && strcmp(fake_mode(), "oldqp"))
 			fake_qp_dump(req);
+		else if (genl->cmd == MRC_CMD_PEER_GET &&
+			 strcmp(fake_mode(), "oldpeer"))
+			fake_peer_dump(req);
 		else
 			fake_ack(req, EOPNOTSUPP, NULL, -1, 1);
 		return (ssize_t)len;

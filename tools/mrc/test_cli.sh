@@ -334,6 +334,162 @@ expect 2 err "mrc: the queue pairs changed during each of 3 dumps; try again" \
 	bad "qp: every dump interrupted: $(grep -c "^cmd 4 " "$tmp/dump") dumps, not 3"
 [ -s "$tmp/out" ] && bad "qp: every dump interrupted: wrote to stdout"
 
+# --- peer show: the destination states, one a read ----------------------
+
+rm -f "$tmp/dump"
+run ok peer show
+expect_out 0 "peer show" <<'END'
+10.0.2.1 spraying default range 256..383 active 72 position 5 bad 2
+    reorder 16 srtt 4100us base-rtt 3900us probes 12/10
+    values: 301 usable tx 40, 338 bad tx 12 probes 6/5, 375 usable tx 38,
+        284 skip-once tx 40, 321 usable tx 39, 358 usable tx 38,
+        267 usable tx 40, 304 usable tx 39, 341 usable tx 38, 378 usable tx 40,
+        287 skip-once tx 39, 324 usable tx 38, 361 usable tx 40,
+        270 usable tx 39, 307 usable tx 38, 344 usable tx 40, 381 usable tx 39,
+        290 usable tx 38, 327 usable tx 40, 364 usable tx 39, 273 usable tx 38,
+        310 usable tx 40, 347 usable tx 39, 256 usable tx 38, 293 usable tx 40,
+        330 usable tx 39, 367 usable tx 38, 276 usable tx 40, 313 usable tx 39,
+        350 usable tx 38, 259 usable tx 40, 296 usable tx 39, 333 usable tx 38,
+        370 usable tx 40, 279 usable tx 39, 316 usable tx 38, 353 usable tx 40,
+        262 usable tx 39, 299 usable tx 38, 336 usable tx 40,
+        373 bad tx 12 probes 6/0, 282 usable tx 38, 319 usable tx 40,
+        356 usable tx 39, 265 usable tx 38, 302 usable tx 40, 339 usable tx 39,
+        376 usable tx 38, 285 usable tx 40, 322 usable tx 39, 359 usable tx 38,
+        268 usable tx 40, 305 usable tx 39, 342 usable tx 38, 379 usable tx 40,
+        288 usable tx 39, 325 usable tx 38, 362 usable tx 40, 271 usable tx 39,
+        308 usable tx 38, 345 usable tx 40, 382 usable tx 39, 291 usable tx 38,
+        328 usable tx 40, 365 usable tx 39, 274 usable tx 38, 311 usable tx 40,
+        348 usable tx 39, 257 usable tx 38, 294 usable tx 40, 331 usable tx 39,
+        368 usable tx 38
+    qps: 3 7
+2001:db8::2 spraying default range 256..383 active 4 position 0 bad 0
+    reorder 0 srtt 20us base-rtt 9us probes 0/0
+    values: 301 usable tx 40, 338 usable tx 39, 375 usable tx 38,
+        284 usable tx 40
+    qps: 2
+10.0.2.9 spraying none
+    reorder 0 srtt 7us base-rtt 6us probes 0/0
+    qps: 4
+END
+[ -s "$tmp/err" ] && bad "peer show: wrote to stderr"
+[ "$(awk 'length > 80' "$tmp/out")" ] && bad "peer show: lines over 80 columns"
+# A dump request: NLM_F_REQUEST | NLM_F_DUMP, no attributes, no ack.
+grep -qx "cmd 5 flags 0x301" "$tmp/dump" ||
+	bad "peer show: sent $(cat "$tmp/dump")"
+
+run ok p
+lines out 31 "mrc p"
+run ok peer list
+lines out 31 "peer list"
+
+# ADDR: one destination, IPv4, IPv6 in any spelling, IPv4-mapped.
+run ok peer show 2001:db8:0:0::2
+expect_out 0 "peer show IPv6" <<'END'
+2001:db8::2 spraying default range 256..383 active 4 position 0 bad 0
+    reorder 0 srtt 20us base-rtt 9us probes 0/0
+    values: 301 usable tx 40, 338 usable tx 39, 375 usable tx 38,
+        284 usable tx 40
+    qps: 2
+END
+run ok peer show 10.0.2.9
+expect_out 0 "peer show, spraying none" <<'END'
+10.0.2.9 spraying none
+    reorder 0 srtt 7us base-rtt 6us probes 0/0
+    qps: 4
+END
+run ok peer show ::ffff:10.0.2.1
+expect 0 out "10.0.2.1 spraying default range 256..383 active 72 position 5 bad 2" \
+	"peer show IPv4-mapped"
+lines out 23 "peer show IPv4-mapped"
+run ok peer show 10.0.2.77
+expect_out 0 "peer show, no such destination" </dev/null
+run ok -j peer show 2001:db8::77
+echo "[]" | expect_out 0 "peer show -j, no such destination"
+
+# -s: the probes of every value, zeros too.
+run ok -s peer show 2001:db8::2
+expect 0 out "    values: 301 usable tx 40 probes 0/0, 338 usable tx 39 probes 0/0," \
+	"peer -s"
+expect 0 out "        375 usable tx 38 probes 0/0, 284 usable tx 40 probes 0/0" \
+	"peer -s"
+
+run ok -j peer show
+lines out 1 "peer -j"
+expect 0 out '[{"address":"10.0.2.1","family":"inet","spraying":"default","range":{"first":256,"last":383,"size":128},"active_set":[301,338,375,284,' \
+	"peer -j"
+expect 0 out '"position":5,"nr_bad":2,"reorder":16,"srtt_us":4100,"base_rtt_us":3900,"probes_tx":12,"probe_responses_rx":10,"values":[{"port":301,"state":"usable","tx_packets":40,"probes_tx":0,"probes_rx":0},{"port":338,"state":"bad","tx_packets":12,"probes_tx":6,"probes_rx":5},' \
+	"peer -j"
+expect 0 out '{"port":284,"state":"skip_once","tx_packets":40,"probes_tx":0,"probes_rx":0},' \
+	"peer -j"
+expect 0 out '"qps":[3,7]},{"address":"2001:db8::2","family":"inet6",' "peer -j"
+expect 0 out '{"address":"10.0.2.9","family":"inet","spraying":"none","reorder":0,"srtt_us":7,"base_rtt_us":6,"probes_tx":0,"probe_responses_rx":0,"qps":[4]}]' \
+	"peer -j"
+expect_json "peer -j" 'len(j) == 3 and len(j[0]["active_set"]) == 72 and len(j[0]["values"]) == 72 and [v["port"] for v in j[0]["values"]] == j[0]["active_set"] and len(set(j[0]["active_set"])) == 72 and all(256 <= p <= 383 for p in j[0]["active_set"]) and [v["port"] for v in j[0]["values"] if v["state"] == "bad"] == [338, 373] and [v["port"] for v in j[0]["values"] if v["state"] == "skip_once"] == [284, 287] and j[0]["nr_bad"] == 2 and j[0]["qps"] == [3, 7] and j[1]["address"] == "2001:db8::2" and j[1]["qps"] == [2] and "values" not in j[2] and "range" not in j[2]'
+
+run ok -j -p peer show 10.0.2.9
+expect_out 0 "peer -j -p" <<'END'
+[
+    {
+        "address": "10.0.2.9",
+        "family": "inet",
+        "spraying": "none",
+        "reorder": 0,
+        "srtt_us": 7,
+        "base_rtt_us": 6,
+        "probes_tx": 0,
+        "probe_responses_rx": 0,
+        "qps": [
+            4
+        ]
+    }
+]
+END
+run ok -j -p peer show 10.0.2.1
+expect_json "peer -j -p" 'len(j) == 1 and j[0]["range"] == {"first": 256, "last": 383, "size": 128} and j[0]["values"][40] == {"port": 373, "state": "bad", "tx_packets": 12, "probes_tx": 6, "probes_rx": 0}'
+
+# No destination: nothing, or an empty list.
+run nopeer peer show
+expect_out 0 "peer show, no destinations" </dev/null
+run nopeer -j peer show
+echo "[]" | expect_out 0 "peer -j, no destinations"
+
+# Usage errors never reach the kernel.
+rm -f "$tmp/dump"
+run ok peer show 10.0.2.300
+expect 1 err 'mrc: invalid address "10.0.2.300": expected an IPv4 or IPv6 address' \
+	"peer: bad address"
+[ -s "$tmp/out" ] && bad "peer: bad address: wrote to stdout"
+run ok peer show foo
+expect 1 err 'mrc: invalid address "foo": expected an IPv4 or IPv6 address' \
+	"peer: bad address"
+run ok peer show 10.0.2.1/32
+expect 1 err 'mrc: invalid address "10.0.2.1/32"' "peer: prefix"
+run ok peer show 10.0.2.1 10.0.2.9
+expect 1 err 'unexpected argument "10.0.2.9"' "peer: extra argument"
+run ok peer frob
+expect 1 err 'unknown peer command "frob"' "peer: unknown command"
+[ -e "$tmp/dump" ] && bad "peer usage errors: sent $(cat "$tmp/dump")"
+
+# Errors: a module without the dump, a malformed value array.
+run oldpeer peer show
+expect 2 err "mrc: the loaded mrc module cannot list peers (no MRC_CMD_PEER_GET dump): Operation not supported" \
+	"peer: old module"
+run peerbad peer show
+expect 2 err "mrc: reading the peers: Bad message" "peer: values of 1151 bytes"
+[ -s "$tmp/out" ] && bad "peer: values of 1151 bytes: wrote to stdout"
+run peerbad -j peer show 2001:db8::2
+expect 2 err "mrc: reading the peers: Bad message" \
+	"peer: malformed values of a destination filtered out"
+run nofamily peer show
+expect 3 err 'mrc: the mrc module is not loaded' "peer: no family"
+
+# NLM_F_DUMP_INTR: the dump is tried again.
+rm -f "$tmp/dump"
+run peerintr peer show
+lines out 31 "peer: one interrupted dump"
+[ "$(grep -c "^cmd 5 " "$tmp/dump")" -eq 2 ] ||
+	bad "peer: one interrupted dump: $(grep -c "^cmd 5 " "$tmp/dump") dumps, not 2"
+
 run ok --help
 expect 0 out "sack-loss-min-retx-pkts SACKLossMinRetxPkts    1..65535 packets" \
 	"help"
@@ -342,6 +498,7 @@ expect 0 out "max-msg-size            MaxMessageSize         1..1073741824 bytes
 expect 0 out "retry-limit             RetryLimit             1..255              7" \
 	"help"
 expect 0 out "mrc [ OPTIONS ] qp [ show ]" "help"
+expect 0 out "mrc [ OPTIONS ] peer [ show [ ADDR ] ]" "help"
 run ok -V
 expect 0 out "mrc utility, version" "version"
 
