@@ -49,7 +49,7 @@ struct csock {
 	bool spurious;			/* POLLOUT, then EAGAIN again */
 
 	uint64_t *t_send;		/* send start, by seq % inflight */
-	unsigned char *buf;		/* DATA, size + 1 bytes */
+	unsigned char *buf;		/* DATA, size + 1 bytes; mrc, udp: shared */
 	unsigned char rx[RESP_LEN];
 	size_t rx_have;
 };
@@ -61,6 +61,7 @@ struct client {
 	char dstname[96];
 	uint64_t run;
 	struct csock *socks;
+	struct csock *filled;		/* whose DATA the shared buffer holds */
 	unsigned int ndone;
 	bool timed;
 	uint64_t deadline;
@@ -158,6 +159,18 @@ static void corrupt(const struct opts *o, unsigned char *buf, uint64_t seq,
 		buf[(*len)++] = 0;
 }
 
+/* Put DATA message @seq of socket @s into its buffer. */
+static void fill_data(struct client *c, struct csock *s, uint64_t seq)
+{
+	struct pattern p;
+
+	pattern_init(&p, c->run, s->idx, seq);
+	s->tx_len = c->o->size;
+	pattern_fill(&p, s->buf, s->tx_len);
+	corrupt(c->o, s->buf, seq, &s->tx_len);
+	c->filled = s;
+}
+
 /* Set up control message @m as the socket's next message. */
 static bool next_ctrl(struct csock *s, struct ctrl_msg *m, int kind)
 {
@@ -179,7 +192,6 @@ static bool next_msg(struct client *c, struct csock *s)
 		.size = o->size,
 		.nsock = o->sockets,
 	};
-	struct pattern p;
 
 	if (!s->hello_sent) {
 		m.count = c->timed ? 0 : s->share;
@@ -193,10 +205,7 @@ static bool next_msg(struct client *c, struct csock *s)
 	if (!s->data_over) {
 		if (s->started - s->acked >= o->inflight)
 			return false;
-		pattern_init(&p, c->run, s->idx, s->started);
-		s->tx_len = o->size;
-		pattern_fill(&p, s->buf, s->tx_len);
-		corrupt(o, s->buf, s->started, &s->tx_len);
+		fill_data(c, s, s->started);
 		s->started++;
 		s->tx_kind = KIND_DATA;
 		s->tx_data = s->buf;
@@ -227,6 +236,13 @@ static bool tx_dgram(struct client *c, struct csock *s)
 	uint64_t t;
 	ssize_t n;
 
+	/*
+	 * The sockets share one DATA buffer: when this one's send would
+	 * have blocked, another may have filled it with its own message
+	 * since.  Put this socket's message back before trying again.
+	 */
+	if (s->tx_kind == KIND_DATA && c->filled != s)
+		fill_data(c, s, s->started - 1);
 	for (;;) {
 		t = now_ns();
 		n = sendto(s->fd, s->tx_data, s->tx_len, MSG_DONTWAIT,
@@ -682,7 +698,10 @@ int run_client(const struct opts *o)
 	c.socks = xcalloc(o->sockets, sizeof(*c.socks));
 	per = o->count / o->sockets;
 	extra = o->count % o->sockets;
-	/* mrc (udp) copies a message when it is sent: one buffer for all */
+	/*
+	 * mrc (udp) copies a message when it is sent: one buffer for all,
+	 * refilled by tx_dgram() when a socket tries a message again.
+	 */
 	if (o->proto != PROTO_TCP)
 		shared = xmalloc(o->size + 1);
 	for (i = 0; i < o->sockets; i++) {
