@@ -15,6 +15,10 @@
 # ../tools/mrc/mrc (override with MRC=/path/to/mrc) and write only under
 # /tmp.  Every network namespace a test makes is named mrc-XXXXXXXX and is
 # deleted when the test exits, however it exits.
+#
+# The commands a test runs beyond the Essential packages' are listed, with
+# their Debian packages, in required-commands, which tools/deps.sh
+# installs; mrc_require_cmd and mrc_have_cmd take no other.
 
 ksft_skip=4
 
@@ -155,14 +159,33 @@ mrc_require_root() {
 	[ "$(id -u)" = 0 ] || mrc_skip_test "needs root"
 }
 
-# mrc_require_cmd CMD...: skip the test unless every CMD is available.
-mrc_require_cmd() {
-	local c
+# mrc_have_cmd CMD...: true if every CMD is available; if one is not,
+# false with the reason in $MRC_MISSING.  Each CMD must be listed in
+# required-commands (the test dies if one is not), so that tools/deps.sh
+# installs it.
+mrc_have_cmd() {
+	local c cmd pkg rest
 
 	for c in "$@"; do
-		command -v "$c" >/dev/null 2>&1 ||
-			mrc_skip_test "'$c' is not installed"
+		pkg=
+		while read -r cmd pkg rest; do
+			[ "$cmd" = "$c" ] && break
+			pkg=
+		done <"$MRC_SELFTEST_DIR/required-commands"
+		[ -n "$pkg" ] || mrc_die "'$c' is not in" \
+			"$MRC_SELFTEST_DIR/required-commands: list it there," \
+			"with its Debian package"
+		if ! command -v "$c" >/dev/null 2>&1; then
+			MRC_MISSING="'$c' is not installed (Debian package $pkg; tools/deps.sh installs it)"
+			return 1
+		fi
 	done
+	return 0
+}
+
+# mrc_require_cmd CMD...: skip the test unless every CMD is available.
+mrc_require_cmd() {
+	mrc_have_cmd "$@" || mrc_skip_test "$MRC_MISSING"
 }
 
 # mrc_require_cli: the CLI must have been built on the host.

@@ -8,8 +8,8 @@
 #   tools/deps.sh          packages for the module, tools and stock-VM tests
 #   tools/deps.sh debug    also what building the debug kernel needs
 #   tools/deps.sh check    install nothing: check that every command a
-#                          selftest's mrc_require_cmd names is in
-#                          selftests/required-commands
+#                          selftest's mrc_require_cmd / mrc_have_cmd names
+#                          is in selftests/required-commands
 #
 # The commands the tests, selftests, demo and test VM run come from one
 # list, selftests/required-commands (command and Debian package), next to
@@ -38,11 +38,11 @@ while read -r cmd pkg _; do
 	req_pkgs+=("$pkg")
 done <"$list"
 
-# The commands selftests/*.sh name in mrc_require_cmd calls (comments, as
-# in lib.sh, aside).
+# The commands selftests/*.sh name in mrc_require_cmd / mrc_have_cmd calls
+# (comments, as in lib.sh, aside).
 named_cmds() {
 	sed -e 's/^#.*//' -e 's/[[:space:]]#.*//' "$top"/selftests/*.sh |
-		grep -oE '(^|[[:space:];!(])mrc_require_cmd([[:space:]]+[A-Za-z0-9_.+-]+)+' |
+		grep -oE '(^|[[:space:];!(])mrc_(require|have)_cmd([[:space:]]+[A-Za-z0-9_.+-]+)+' |
 		awk '{ for (i = 2; i <= NF; i++) print $i }' | LC_ALL=C sort -u
 }
 
