@@ -45,6 +45,7 @@ struct csock {
 	size_t tx_off;			/* tcp: frame bytes sent */
 	unsigned char tx_hdr[8];
 	unsigned char ctrl[CTRL_LEN];
+	bool fake_eagain;		/* testing: first send would block */
 	bool want_out;			/* EAGAIN: wait for POLLOUT */
 	bool spurious;			/* POLLOUT, then EAGAIN again */
 
@@ -157,6 +158,13 @@ static void corrupt(const struct opts *o, unsigned char *buf, uint64_t seq,
 		buf[mix64(seq) % *len] ^= 0xa5;
 	else
 		buf[(*len)++] = 0;
+}
+
+/* testing: the first send of every Nth DATA message would block */
+static bool eagain_due(const struct opts *o, const struct csock *s)
+{
+	return o->eagain_every && s->tx_kind == KIND_DATA &&
+	       s->started % o->eagain_every == 0;
 }
 
 /* Put DATA message @seq of socket @s into its buffer. */
@@ -312,8 +320,12 @@ static bool pump(struct client *c, struct csock *s)
 				break;
 			s->tx_busy = true;
 			s->tx_off = 0;
+			s->fake_eagain = eagain_due(c->o, s);
 		}
-		if (c->o->proto != PROTO_TCP)
+		if (s->fake_eagain) {
+			s->fake_eagain = false;
+			all = false;
+		} else if (c->o->proto != PROTO_TCP)
 			all = tx_dgram(c, s);
 		else
 			all = tx_tcp(c, s);

@@ -22,6 +22,7 @@ enum {
 	OPT_UDP_SPORT,
 	OPT_TIMEOUT,
 	OPT_CORRUPT_EVERY,
+	OPT_EAGAIN_EVERY,
 };
 
 /* The options each role takes. */
@@ -143,6 +144,9 @@ int main(int argc, char **argv)
 		/* testing: corrupt every Nth message of each socket */
 		{ "corrupt-every",	required_argument, NULL,
 						OPT_CORRUPT_EVERY },
+		/* testing: every Nth message's first send would block */
+		{ "eagain-every",	required_argument, NULL,
+						OPT_EAGAIN_EVERY },
 		{ "help",		no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -276,6 +280,14 @@ int main(int argc, char **argv)
 			if (!parse_uint(optarg, 1, ~0ULL >> 1,
 					&o.corrupt_every))
 				return usage_error("bad --corrupt-every \"%s\"",
+						   optarg);
+			break;
+		case OPT_EAGAIN_EVERY:
+			if (server)
+				return usage_error("--eagain-every is a client option");
+			if (!parse_uint(optarg, 1, ~0ULL >> 1,
+					&o.eagain_every))
+				return usage_error("bad --eagain-every \"%s\"",
 						   optarg);
 			break;
 		case 'h':

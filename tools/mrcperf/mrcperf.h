@@ -146,6 +146,7 @@ struct opts {
 	int udp_sport;			/* -1: leave alone */
 	double timeout;
 	uint64_t corrupt_every;		/* testing: 0 = never */
+	uint64_t eagain_every;		/* testing: 0 = never */
 };
 
 int run_client(const struct opts *o);

@@ -3,7 +3,8 @@
 #
 # Self-test of mrcperf: server and client on 127.0.0.1, checking the JSON
 # summaries and the exit statuses of good runs, of runs that corrupt data
-# on purpose (--corrupt-every), and of failures (timeout, refused, usage).
+# on purpose (--corrupt-every), of sends that would block (--eagain-every),
+# and of failures (timeout, refused, usage).
 #
 # Usage: test.sh [MRCPERF [PROTOS]]
 #
@@ -199,6 +200,10 @@ for p in $PROTOS; do
 	run "size $mid"  $p 0 4 0 -s $mid -n 4 -c 2
 	run "size $big"  $p 0 2 0 -s $big -n 2 --rcvbuf 64M --sndbuf 64M
 	run "sockets"    $p 0 31 0 -s 4097 -n 31 -c 4 -P 3
+	# a send that would block is tried again later, by when the other
+	# sockets may have used the DATA buffer they share (mrc, udp)
+	run "sockets, sends that would block" $p 0 24 0 -s 4097 -n 24 -c 2 \
+		-P 3 --eagain-every 2
 	run "more sockets than messages" $p 0 2 0 -s 100 -n 2 -P 4
 	run "count 0"    $p 0 0 0 -n 0
 	run "timed"      $p 0 + 0 -s 1k -t 0.2 -c 2 -P 2
