@@ -18,7 +18,10 @@
 #
 # The commands a test runs beyond the Essential packages' are listed, with
 # their Debian packages, in required-commands, which tools/deps.sh
-# installs; mrc_require_cmd and mrc_have_cmd take no other.
+# installs.  MRC_CHECK=1 (make check sets it, having run tools/deps.sh and
+# built everything) makes a test fail, not skip, for want of something the
+# project provides: a listed command (mrc_require_cmd, mrc_have_cmd) or
+# what mrc_skip_fixable names.
 
 ksft_skip=4
 
@@ -76,6 +79,17 @@ mrc_skip_check() {
 	mrc_nr_checks=$((mrc_nr_checks + 1))
 	mrc_nr_skipped=$((mrc_nr_skipped + 1))
 	echo "ok $mrc_nr_checks - $1 # SKIP $2"
+}
+
+# mrc_skip_fixable DESCRIPTION REASON: a check that cannot be made for
+# want of something the project provides (a command tools/deps.sh
+# installs, a program make builds): skipped, but failed under make check.
+mrc_skip_fixable() {
+	if [ "${MRC_CHECK:-0}" = 1 ]; then
+		mrc_fail "$1" "$2 (under make check, MRC_CHECK=1, a failure)"
+	else
+		mrc_skip_check "$1" "$2"
+	fi
 }
 
 # mrc_skip_test REASON: the whole test cannot run here.
@@ -183,9 +197,14 @@ mrc_have_cmd() {
 	return 0
 }
 
-# mrc_require_cmd CMD...: skip the test unless every CMD is available.
+# mrc_require_cmd CMD...: skip the test unless every CMD is available
+# (fail it under make check: tools/deps.sh has installed them all).
 mrc_require_cmd() {
-	mrc_have_cmd "$@" || mrc_skip_test "$MRC_MISSING"
+	mrc_have_cmd "$@" && return 0
+	if [ "${MRC_CHECK:-0}" = 1 ]; then
+		mrc_die "$MRC_MISSING (under make check, MRC_CHECK=1, a failure)"
+	fi
+	mrc_skip_test "$MRC_MISSING"
 }
 
 # mrc_require_cli: the CLI must have been built on the host.

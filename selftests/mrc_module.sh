@@ -118,7 +118,8 @@ if [ -x "$MRC_INJECT" ]; then
 	rmmod mrc
 	mrc_dmesg_check "kernel log of load/unload under traffic"
 else
-	mrc_skip_check "load/unload under traffic" "no $MRC_INJECT"
+	mrc_skip_fixable "load/unload under traffic" \
+		"no $MRC_INJECT (build it: make -C selftests)"
 fi
 
 mrc_exit
