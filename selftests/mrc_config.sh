@@ -317,20 +317,35 @@ chk_same "configuration after command line errors" \
 
 mrc_log "# permissions"
 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
-if ! command -v setpriv >/dev/null; then
-	mrc_skip_check "unprivileged user" "setpriv (util-linux) not installed"
-elif ! "${NOBODY[@]}" test -x "$MRC"; then
-	mrc_skip_check "unprivileged user" "nobody cannot run $MRC"
+
+# nobody_cli: copy the CLI, for nobody to run, into a directory of its own
+# under /tmp: the tree may be where nobody cannot go (a clone under /root).
+# The copy is $nobody_mrc.
+nobody_cli() {
+	local d
+
+	d=$(mktemp -d /tmp/mrc-nobody.XXXXXX) || return 1
+	mrc_at_exit "rm -rf '$d'"
+	cp "$MRC" "$d/mrc" && chmod 755 "$d" "$d/mrc" &&
+		"${NOBODY[@]}" test -x "$d/mrc" || return 1
+	nobody_mrc=$d/mrc
+}
+
+if ! mrc_have_cmd setpriv unshare; then
+	mrc_skip_fixable "unprivileged user" "$MRC_MISSING"
+elif ! nobody_cli; then
+	mrc_skip_fixable "unprivileged user" \
+		"nobody cannot run a copy of $MRC made under /tmp"
 else
 	mrc_run_capture config show
 	root_show=$MRC_OUT
-	out=$("${NOBODY[@]}" "$MRC" config show 2>&1)
+	out=$("${NOBODY[@]}" "$nobody_mrc" config show 2>&1)
 	chk_eq "nobody: config show exit status" "$?" 0
 	chk_same "nobody: config show output" "$out" "$root_show"
-	"${NOBODY[@]}" "$MRC" stats >/dev/null 2>&1
+	"${NOBODY[@]}" "$nobody_mrc" stats >/dev/null 2>&1
 	chk_eq "nobody: stats exit status" "$?" 0
 	t=$(mrc_tmp)
-	"${NOBODY[@]}" "$MRC" config set mss 1000 >/dev/null 2>"$t/err"
+	"${NOBODY[@]}" "$nobody_mrc" config set mss 1000 >/dev/null 2>"$t/err"
 	chk_eq "nobody: config set exit status" "$?" 2
 	err=$(<"$t/err")
 	if [[ $err == *"Operation not permitted"* ]]; then
@@ -351,7 +366,7 @@ else
 		fi
 		mrc_skip_check "user namespaces" "cannot make one here: $uerr"
 	else
-		"${NOBODY[@]}" unshare -Ur "$MRC" config set mss 1000 \
+		"${NOBODY[@]}" unshare -Ur "$nobody_mrc" config set mss 1000 \
 			>/dev/null 2>"$t/err"
 		chk_eq "nobody as root of its own userns, this netns: config set exit status" \
 			"$?" 2
@@ -366,7 +381,7 @@ else
 
 		out=$("${NOBODY[@]}" unshare -Urn sh -c \
 			'"$1" config set mss 1000 entropy-mask-bits 2 &&
-			 "$1" config show && "$1" stats' sh "$MRC" 2>&1)
+			 "$1" config show && "$1" stats' sh "$nobody_mrc" 2>&1)
 		chk_eq "nobody in its own userns + netns: config set exit status" \
 			"$?" 0 || mrc_log "#   $out"
 		chk_eq "own userns + netns: mss" "$(mrc_kv_get mss <<<"$out")" 1000
@@ -376,7 +391,7 @@ else
 			"$(mrc_kv_get rx_packets <<<"$out")" 0
 		chk_eq "this netns: mss still" "$(mrc_cfg mss)" 4096
 		out=$("${NOBODY[@]}" unshare -Urn sh -c \
-			'"$1" config set mss 63' sh "$MRC" 2>&1)
+			'"$1" config set mss 63' sh "$nobody_mrc" 2>&1)
 		chk_eq "own userns + netns: ranges still checked" "$?" 2
 	fi
 fi
