@@ -16,8 +16,9 @@
 #    on any report, which it prints.  mrc_config.sh is a test of the CLI's
 #    parsing, slow here (two minutes of process starts); the kernel's side
 #    of it, netlink requests and their validation, is mrc_genl.sh's too.
-# Ends with "N passed, N failed, N skipped" unless MRC_CHECK_NESTED is set,
-# as when make check calls it and prints the totals itself.
+# Ends with every failure and skip, with its reason, and "N passed, N
+# failed, N skipped" unless MRC_CHECK_NESTED is set, as when make check
+# calls it and prints the summary itself.
 
 set -uo pipefail
 

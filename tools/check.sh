@@ -6,7 +6,8 @@
 #   - the unit tests (userspace, sanitizers)
 #   - every selftest inside a VM booted on the installed Debian kernel,
 #     and a check that the VM's kernel log has no splat
-# and end with one line "N passed, N failed, N skipped".
+# and end with every failure and skip, each with its reason, and then one
+# line "N passed, N failed, N skipped".
 
 set -uo pipefail
 
@@ -104,9 +105,7 @@ if [ "${MRC_CHECK_DEBUG:-1}" = 1 ]; then
 	MRC_CHECK_NESTED=1 MRC_CHECK_OUT=$out/debug \
 		tools/check-debug.sh ${MRC_DEBUG_TESTS:-} 2>&1 | tee "$out/debug.log"
 	rc=${PIPESTATUS[0]}
-	pass=$((pass + $(grep -c '^PASS: ' "$out/debug.log")))
-	fail=$((fail + $(grep -c '^FAIL: ' "$out/debug.log")))
-	skip=$((skip + $(grep -c '^SKIP: ' "$out/debug.log")))
+	count_results "$out/debug.log"
 	[ "$rc" -eq 0 ] || grep -q '^FAIL: ' "$out/debug.log" ||
 		result fail "debug-kernel suite: ended without a result"
 else
