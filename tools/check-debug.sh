@@ -16,6 +16,8 @@
 #    on any report, which it prints.  mrc_config.sh is a test of the CLI's
 #    parsing, slow here (two minutes of process starts); the kernel's side
 #    of it, netlink requests and their validation, is mrc_genl.sh's too.
+#    As in make check, MRC_CHECK=1: a selftest that would skip for want
+#    of a command tools/deps.sh installs fails instead.
 # Ends with every failure and skip, with its reason, and "N passed, N
 # failed, N skipped" unless MRC_CHECK_NESTED is set, as when make check
 # calls it and prints the summary itself.
@@ -84,12 +86,12 @@ stage "debug: selftests on the debug kernel"
 tests=${*:-}
 if [ -n "$tests" ]; then
 	echo "debug: running the named subset: $tests"
-	run="make -s -C selftests run_tests TEST_PROGS='$tests'"
+	run="MRC_CHECK=1 make -s -C selftests run_tests TEST_PROGS='$tests'"
 else
 	tests=$(make -s -C selftests print-tests | tr ' ' '\n' |
 		grep -vx mrc_config.sh | tr '\n' ' ')
 	echo "debug: all selftests but mrc_config.sh (CLI parsing; run on the stock kernel)"
-	run="make -s -C selftests run_tests TEST_PROGS='$tests'"
+	run="MRC_CHECK=1 make -s -C selftests run_tests TEST_PROGS='$tests'"
 fi
 vm "$out/selftests.log" "panic_on_warn=1" "
 	echo scan >/sys/kernel/debug/kmemleak; echo clear >/sys/kernel/debug/kmemleak

@@ -8,6 +8,12 @@
 #     and a check that the VM's kernel log has no splat
 # and end with every failure and skip, each with its reason, and then one
 # line "N passed, N failed, N skipped".
+#
+# Having installed every command the tests need (selftests/required-
+# commands) and built every program, it runs the selftests with
+# MRC_CHECK=1: a test or check that would skip for want of one of those
+# fails instead (selftests/lib.sh).  What still skips is what this machine
+# cannot do, and the summary says why.
 
 set -uo pipefail
 
@@ -38,6 +44,8 @@ build_check() {	# build_check NAME LOG PATTERN CMD...
 }
 
 stage "build against $kdir"
+build_check "deps: selftests/required-commands lists what the selftests run" \
+	"$out/deps.log" 'does not list' tools/deps.sh check
 make -s clean >/dev/null 2>&1
 build_check "build: module with W=1, zero warnings" "$out/w1.log" \
 	'warning:|error:' make -C "$kdir" M="$top" W=1 modules
@@ -85,7 +93,8 @@ fi
 
 stage "selftests in a VM (kernel $kver)"
 tools/vm/run-vm --console-log "$out/console.log" --timeout 1500 -- \
-	make -s -C selftests run_tests 2>&1 | tee "$out/selftests.log"
+	env MRC_CHECK=1 make -s -C selftests run_tests 2>&1 |
+	tee "$out/selftests.log"
 rc=${PIPESTATUS[0]}
 if [ "$rc" -eq 125 ]; then
 	result fail "selftests: the VM did not boot or timed out"
