@@ -49,36 +49,51 @@ struct mrc_probe {
 	struct mrc_probe_hdr h;
 };
 
+/* Under @p's lock: the queue pair a probe to @p goes between the ports
+ * of: one whose socket is open, whose peer keeps its end as long; else
+ * one still delivering after close().
+ */
+static struct mrc_qp *mrc_probe_qp(struct mrc_peer *p)
+{
+	struct mrc_qp *qp, *lingering = NULL;
+
+	list_for_each_entry(qp, &p->qps, peer_node) {
+		if (READ_ONCE(qp->dead))
+			continue;
+		if (!READ_ONCE(qp->ms->closing))
+			return qp;
+		lingering = lingering ?: qp;
+	}
+	return lingering;
+}
+
 /* Under @p's lock: the next probe to @p, if it has an open queue pair
  * and a value assumed bad.
  */
 static bool mrc_probe_next(struct mrc_peer *p, struct mrc_probe *pr)
 {
-	struct mrc_qp *qp;
+	struct mrc_qp *qp = mrc_probe_qp(p);
 	int ev;
 	u16 i;
 
-	list_for_each_entry(qp, &p->qps, peer_node) {
-		if (READ_ONCE(qp->dead))
-			continue;
-		ev = mrc_spray_next_probe(&p->spray);
-		if (ev < 0)
-			return false;
-		i = mrc_spray_index(&p->spray, ev);
-		p->probes_tx[i]++;
-		p->nr_probe_tx++;
-		pr->daddr = p->addr;
-		pr->family = p->family;
-		pr->ev = ev;
-		pr->h = (struct mrc_probe_hdr){
-			.dport = qp->rport,
-			.sport = qp->lport,
-			.id = p->probe_seq++,
-			.ts = mrc_probe_now_us(),
-		};
-		return true;
-	}
-	return false;
+	if (!qp)
+		return false;
+	ev = mrc_spray_next_probe(&p->spray);
+	if (ev < 0)
+		return false;
+	i = mrc_spray_index(&p->spray, ev);
+	p->probes_tx[i]++;
+	p->nr_probe_tx++;
+	pr->daddr = p->addr;
+	pr->family = p->family;
+	pr->ev = ev;
+	pr->h = (struct mrc_probe_hdr){
+		.dport = qp->rport,
+		.sport = qp->lport,
+		.id = p->probe_seq++,
+		.ts = mrc_probe_now_us(),
+	};
+	return true;
 }
 
 static void mrc_probe_send(struct mrc_net *mn, const struct mrc_probe *pr)
