@@ -114,6 +114,7 @@ struct mrc_net {
  * @srtt_us: the last smoothed RTT a queue pair to it had
  * @rttvar_us: its variation
  * @base_rtt_us: the lowest RTT seen to it, probes included
+ * @max_rtt_us: the recent longest RTT a queue pair to it had
  */
 struct mrc_peer {
 	struct hlist_node node;
@@ -137,6 +138,7 @@ struct mrc_peer {
 	u32 srtt_us;
 	u32 rttvar_us;
 	u32 base_rtt_us;
+	u32 max_rtt_us;
 };
 
 /*
@@ -167,6 +169,11 @@ struct mrc_peer {
 #define MRC_MAX_QPS_PER_NET	16384
 /* NACKs a namespace sends per second for data to no socket. */
 #define MRC_REFUSE_PER_SEC	1000
+/* The retransmission timeout before any RTT sample: long enough for the
+ * slowest of paths of very different delays (a first window is sprayed
+ * over all of them), as TCP's initial RTO is.
+ */
+#define MRC_RTO_INIT_US		50000
 /* Backoff stops doubling the retransmission timeout here. */
 #define MRC_RTO_MAX_US		1000000
 /* A direction idle this long starts a new epoch at its next message. */
@@ -284,6 +291,7 @@ struct mrc_qp {
 	u32 srtt_us;
 	u32 rttvar_us;
 	u32 base_rtt_us;
+	u32 max_rtt_us;		/* recent longest RTT, decaying */
 	u32 avg_delay_us;
 	u64 last_md_ns;
 	u32 fi_acc;

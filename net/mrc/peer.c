@@ -253,6 +253,7 @@ void mrc_peer_learn(struct mrc_qp *qp)
 	if (qp->srtt_us) {
 		p->srtt_us = qp->srtt_us;
 		p->rttvar_us = qp->rttvar_us;
+		p->max_rtt_us = qp->max_rtt_us;
 	}
 	if (qp->base_rtt_us &&
 	    (!p->base_rtt_us || qp->base_rtt_us < p->base_rtt_us))
@@ -275,6 +276,7 @@ void mrc_peer_recall(struct mrc_qp *qp)
 	if (!qp->srtt_us && p->srtt_us) {
 		qp->srtt_us = p->srtt_us;
 		qp->rttvar_us = p->rttvar_us;
+		qp->max_rtt_us = p->max_rtt_us;
 	}
 	if (p->base_rtt_us &&
 	    (!qp->base_rtt_us || p->base_rtt_us < qp->base_rtt_us))

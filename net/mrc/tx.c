@@ -186,8 +186,18 @@ void mrc_qp_flush(struct mrc_qp *qp)
 
 static u64 mrc_qp_rto_base_us(struct mrc_qp *qp, const struct mrc_config *c)
 {
-	return max3((u64)c->rto_us, (u64)qp->rto_floor_us,
-		    (u64)qp->srtt_us + 4ULL * qp->rttvar_us);
+	u64 rto = max3((u64)c->rto_us, (u64)qp->rto_floor_us,
+		       (u64)qp->srtt_us + 4ULL * qp->rttvar_us);
+
+	/* Over paths of different delays, the variation of the RTT says
+	 * little of the slowest one: never less than half again its RTT.
+	 */
+	rto = max_t(u64, rto, (u64)qp->max_rtt_us * 3 / 2);
+
+	/* Nothing measured yet (nor learnt of the destination). */
+	if (!qp->srtt_us)
+		rto = max_t(u64, rto, MRC_RTO_INIT_US);
+	return rto;
 }
 
 /**
@@ -593,6 +603,8 @@ static void mrc_rtt_sample(struct mrc_qp *qp, const struct mrc_tx_pkt *e,
 		qp->rttvar_us = (3 * qp->rttvar_us + err) / 4;
 		qp->srtt_us = (7 * qp->srtt_us + rtt) / 8;
 	}
+	/* The slowest path's RTT, forgotten over a few hundred samples. */
+	qp->max_rtt_us = max(rtt, qp->max_rtt_us - qp->max_rtt_us / 256);
 	if (!qp->base_rtt_us || rtt < qp->base_rtt_us)
 		qp->base_rtt_us = rtt;
 }
@@ -668,6 +680,13 @@ static void mrc_sack_losses(struct mrc_qp *qp, const struct mrc_config *c)
 		/* A retransmission gets a round trip before it is lost. */
 		if (e->flags & MRC_TXP_RETX &&
 		    now - e->tx_ns < (u64)max(qp->srtt_us, 1U) * 2 *
+		    NSEC_PER_USEC)
+			continue;
+		/* Sprayed packets take paths of different delays: one that
+		 * later packets overtook is lost only once it has been out
+		 * longer than the slowest path's recent RTT.
+		 */
+		if (now - e->tx_ns < (u64)qp->max_rtt_us * 3 / 2 *
 		    NSEC_PER_USEC)
 			continue;
 		e->flags |= MRC_TXP_LOST;
