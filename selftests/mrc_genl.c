@@ -972,6 +972,16 @@ static int qp_attr_len(int type, int family)
  * unacknowledged (under a 10 s RTO) while the dump runs, and is the only
  * one (nothing answers, nothing opens one at the other end).
  */
+/* The namespace's ip_local_port_range. */
+static void port_range(struct __test_metadata *_metadata, int *lo, int *hi)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_local_port_range", "r");
+
+	ASSERT_NE(NULL, f);
+	ASSERT_EQ(2, fscanf(f, "%d %d", lo, hi));
+	fclose(f);
+}
+
 static void qp_dump_one(struct __test_metadata *_metadata,
 			FIXTURE_DATA(mrc) *self, int family)
 {
@@ -986,7 +996,7 @@ static void qp_dump_one(struct __test_metadata *_metadata,
 	char msg[100] = { 0 };
 	socklen_t tolen, melen = sizeof(me);
 	__u16 lport;
-	int sk, t, s;
+	int sk, t, s, lo, hi;
 
 	ASSERT_EQ(0, lo_up());
 	ASSERT_EQ(NULL, hole_up());
@@ -1078,9 +1088,12 @@ static void qp_dump_one(struct __test_metadata *_metadata,
 				    qtb[MRC_QP_A_REMOTE_ADDR] + NLA_HDRLEN,
 				    sizeof(lo6)));
 	}
-	/* From the entropy range at the defaults: 256..256 + 2^7 - 1. */
-	EXPECT_LE(256, attr_u16(qtb[MRC_QP_A_UDP_SPORT]));
-	EXPECT_GE(383, attr_u16(qtb[MRC_QP_A_UDP_SPORT]));
+	/* The QP's own port, for spraying none: from the namespace's
+	 * ephemeral range, not the entropy range.
+	 */
+	port_range(_metadata, &lo, &hi);
+	EXPECT_LE(lo, attr_u16(qtb[MRC_QP_A_UDP_SPORT]));
+	EXPECT_GE(hi, attr_u16(qtb[MRC_QP_A_UDP_SPORT]));
 	EXPECT_EQ((__u32)MRC_QP_STATE_OPEN, attr_u32(qtb[MRC_QP_A_STATE]));
 	EXPECT_EQ(1U, attr_u32(qtb[MRC_QP_A_TX_QUEUED]));
 	EXPECT_EQ(0U, attr_u32(qtb[MRC_QP_A_RX_PENDING]));

@@ -1761,7 +1761,8 @@ static int sniff(int pfd, int family, __u8 opcode, __u8 *out, size_t size,
 
 /*
  * One small message as abi.md lays it out: a WRITE_ONLY packet to UDP
- * port 4791 from the source port MRC_SO_UDP_SPORT chose, BTH (P_Key
+ * port 4791 from the source port MRC_SO_UDP_SPORT chose (spraying none:
+ * every packet of a QP on its own port), BTH (P_Key
  * 0xffff, destination QP = the receiver's port, PSN 0), METH (MSN 0),
  * RETH (offset 0, the sender's port, a non-zero epoch, the length), then
  * the bytes.
@@ -1784,6 +1785,7 @@ TEST_F(sk, wire_data_packet)
 	sll.sll_ifindex = if_nametoindex("lo");
 	ASSERT_EQ(0, bind(pfd, (struct sockaddr *)&sll, sizeof(sll)));
 
+	cfg(_metadata, self, MRC_A_SPRAYING_TYPE, MRC_SPRAYING_NONE);
 	rx = mk_bound(_metadata, self, variant, 0, &dport);
 	tx = mk_bound(_metadata, self, variant, 0, &sport);
 	ASSERT_EQ(0, set_int(tx, SOL_MRC, MRC_SO_UDP_SPORT, 40001)) {
