@@ -1,0 +1,247 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash disable=SC2034 # sourced: the tests read what it sets
+#
+# The ECMP fabric of the spraying tests, sourced after lib.sh:
+#
+#   h1 10.0.1.1                                              h2 10.0.2.1
+#    |                        +-- s1 --+                         |
+#    |                        +-- s2 --+                         |
+#   l1 (leaf: ECMP over the   +-- .. --+   l2 (leaf: ECMP over the
+#       spines, 5-tuple hash) +-- sN --+       spines, 5-tuple hash)
+#
+# The leaves hash as a switch does, addresses, protocol and both ports
+# (fib_multipath_hash_policy 3, fields 0x37; not policy 1, which over veth
+# reuses the sending socket's hash), so the UDP source port, the entropy
+# value, picks the spine.  Each spine forwards toward h2 through tbf
+# 50 Mbit/s and a netem delay, and back toward h1 through the same delay.
+# Packets from h1 to h2 are counted where they leave a spine for l2 (l2's
+# receive counter of that link), as a switch's load-balancing record.
+
+T=$mrc_tmpdir
+NSPINES=4
+PORT=7000
+DST=10.0.2.1
+
+# --- the fabric ----------------------------------------------------------
+
+# fabric DELAY...: a fresh fabric of as many spines as DELAYs (netem delay
+# of each spine, both ways).  Sets H1 H2 L1 L2 and SP[1..N].
+fabric() {
+	local n=$# i d lines=() l1=() l2=()
+
+	mrc_modprobe veth
+	mrc_modprobe sch_netem
+	mrc_modprobe sch_tbf
+	mrc_netns_add; H1=$MRC_NS
+	mrc_netns_add; H2=$MRC_NS
+	mrc_netns_add; L1=$MRC_NS
+	mrc_netns_add; L2=$MRC_NS
+	SP=()
+	for ((i = 1; i <= n; i++)); do
+		mrc_netns_add
+		SP[i]=$MRC_NS
+	done
+	lines+=("link add vh netns $H1 mtu 9000 type veth peer name vh netns $L1 mtu 9000")
+	lines+=("link add vh netns $H2 mtu 9000 type veth peer name vh netns $L2 mtu 9000")
+	for ((i = 1; i <= n; i++)); do
+		lines+=("link add vs$i netns $L1 mtu 9000 type veth peer name va netns ${SP[i]} mtu 9000")
+		lines+=("link add vs$i netns $L2 mtu 9000 type veth peer name vb netns ${SP[i]} mtu 9000")
+	done
+	printf '%s\n' "${lines[@]}" | ip -b - ||
+		mrc_die "cannot build the fabric's links"
+
+	ip -n "$H1" -b - <<-EOF || mrc_die "cannot set up h1"
+		link set lo up
+		addr add 10.0.1.1/24 dev vh
+		link set vh up
+		route add default via 10.0.1.254
+	EOF
+	ip -n "$H2" -b - <<-EOF || mrc_die "cannot set up h2"
+		link set lo up
+		addr add 10.0.2.1/24 dev vh
+		link set vh up
+		route add default via 10.0.2.254
+	EOF
+	l1=("link set lo up" "addr add 10.0.1.254/24 dev vh" "link set vh up")
+	l2=("link set lo up" "addr add 10.0.2.254/24 dev vh" "link set vh up")
+	local nh1="" nh2=""
+	for ((i = 1; i <= n; i++)); do
+		l1+=("addr add 10.1.$i.1/24 dev vs$i" "link set vs$i up")
+		l2+=("addr add 10.2.$i.1/24 dev vs$i" "link set vs$i up")
+		nh1+=" nexthop via 10.1.$i.2 dev vs$i"
+		nh2+=" nexthop via 10.2.$i.2 dev vs$i"
+		ip -n "${SP[i]}" -b - <<-EOF || mrc_die "cannot set up spine $i"
+			link set lo up
+			addr add 10.1.$i.2/24 dev va
+			addr add 10.2.$i.2/24 dev vb
+			link set va up
+			link set vb up
+			route add 10.0.1.0/24 via 10.1.$i.1
+			route add 10.0.2.0/24 via 10.2.$i.1
+		EOF
+	done
+	l1+=("route add 10.0.2.0/24$nh1")
+	l2+=("route add 10.0.1.0/24$nh2")
+	printf '%s\n' "${l1[@]}" | ip -n "$L1" -b - || mrc_die "cannot set up l1"
+	printf '%s\n' "${l2[@]}" | ip -n "$L2" -b - || mrc_die "cannot set up l2"
+	for ns in "$L1" "$L2"; do
+		ip netns exec "$ns" sysctl -q -w net.ipv4.ip_forward=1 \
+			net.ipv4.fib_multipath_hash_policy=3 \
+			net.ipv4.fib_multipath_hash_fields=0x37 ||
+			mrc_die "cannot set the leaves' hash"
+	done
+	i=1
+	for d in "$@"; do
+		ip netns exec "${SP[i]}" sysctl -q -w net.ipv4.ip_forward=1 ||
+			mrc_die "cannot forward on spine $i"
+		tc -n "${SP[i]}" -b - <<-EOF || mrc_die "cannot shape spine $i"
+			qdisc add dev vb root handle 1: tbf rate 50mbit burst 64kb latency 100ms
+			qdisc add dev vb parent 1:1 handle 10: netem delay $d limit 10000
+			qdisc add dev va root netem delay $d limit 10000
+		EOF
+		i=$((i + 1))
+	done
+	MRC_DUMP_NS=$H1
+}
+
+# spine_counts VAR: l2's receive packet counter of each spine's link.
+spine_counts() {
+	local -n sc_out=$1
+	local i out
+
+	out=$(ip -n "$L2" -s -j link show) || mrc_die "ip link show in l2"
+	sc_out=()
+	for ((i = 1; i <= NSPINES; i++)); do
+		sc_out[i]=$(jq -r --arg d "vs$i" \
+			'.[] | select(.ifname == $d) | .stats64.rx.packets' \
+			<<<"$out")
+	done
+}
+
+# value_spines PORT...: which spine l1 hashes each value onto, as
+# "PORT SPINE" lines (the fabric's own answer, ip route get).
+value_spines() {
+	local p
+
+	# One "dev vsN" per answer (each answer also has a "cache" line).
+	for p in "$@"; do
+		echo "route get $DST from 10.0.1.1 iif vh ipproto udp sport $p dport 4791"
+	done | ip -n "$L1" -b - 2>&1 | grep -o 'dev vs[0-9]*' |
+		paste -d' ' <(printf '%s\n' "$@") - | sed 's/ dev vs/ /'
+}
+
+# peer_json NS: the destination state of $DST in NS (JSON), "" if none.
+peer_json() {
+	mrc_exec -n "$1" -j peer show "$DST" 2>/dev/null
+}
+
+# --- transfers -------------------------------------------------------------
+
+# xfer ARGS...: mrcperf from h1 to h2 (server -1 on a new port); sets
+# XFER_RC, XFER_SRV_RC, XFER_OUT, XFER_SOUT, and PEER: h1's last view of
+# the destination's state while the client ran or just after (a closed
+# socket's queue pairs, and with them the state, go soon after).
+xfer() {
+	local pid cpid pj n
+
+	PORT=$((PORT + 1))
+	PEER=
+	ip netns exec "$H2" "$MRCPERF" server -p "$PORT" -1 -j \
+		>"$T/srv.out" 2>"$T/srv.err" &
+	pid=$!
+	if ! mrc_wait_bound "$pid" "$PORT" 20; then
+		mrc_kill_pid "$pid"
+		mrc_die "mrcperf server did not start: $(cat "$T/srv.err")"
+	fi
+	ip netns exec "$H1" "$MRCPERF" client "$DST" -p "$PORT" -j \
+		--timeout 120 "$@" >"$T/cli.out" 2>"$T/cli.err" &
+	cpid=$!
+	QPS=""
+	PEER_QPS=0
+	while kill -0 "$cpid" 2>/dev/null; do
+		pj=$(peer_json "$H1")
+		if [ -n "$pj" ] && [ "$pj" != "[]" ]; then
+			PEER=$pj
+			n=$(jq '.[0].qps | length' <<<"$pj")
+			[ "$n" -gt "$PEER_QPS" ] && PEER_QPS=$n
+		fi
+		if [ -n "${XFER_QPS:-}" ]; then
+			pj=$(mrc_exec -n "$H1" -j qp show 2>/dev/null)
+			[ -n "$pj" ] && [ "$pj" != "[]" ] && QPS=$pj
+		fi
+		mrc_sleep 0.3
+	done
+	pj=$(peer_json "$H1")
+	[ -n "$pj" ] && [ "$pj" != "[]" ] && PEER=$pj
+	wait "$cpid"
+	XFER_RC=$?
+	if mrc_wait_pid "$pid" 30; then
+		XFER_SRV_RC=$MRC_WAIT_RC
+	else
+		XFER_SRV_RC=timeout
+		mrc_kill_pid "$pid"
+	fi
+	XFER_OUT=$(cat "$T/cli.out")
+	XFER_SOUT=$(cat "$T/srv.out")
+}
+
+# chk_xfer DESC N: both ends exited 0, N messages verified, no error.
+chk_xfer() {
+	local v w
+
+	v=$(jq -r .messages <<<"$XFER_SOUT" 2>/dev/null)
+	w=$(jq -r .errors <<<"$XFER_SOUT" 2>/dev/null)
+	if [ "$XFER_RC" = 0 ] && [ "$XFER_SRV_RC" = 0 ] &&
+	   { [ "$2" = any ] || [ "$v" = "$2" ]; } && [ "$w" = 0 ]; then
+		mrc_pass "$1: $v messages verified" \
+			"($(jq -r .goodput_mbps <<<"$XFER_OUT") Mbit/s)"
+	else
+		mrc_fail "$1: transfer" "client $XFER_RC: $XFER_OUT" \
+			"$(cat "$T/cli.err")" "server $XFER_SRV_RC: $XFER_SOUT" \
+			"$(cat "$T/srv.err")"
+	fi
+}
+
+# spread DESC BEFORE AFTER: print and return per-spine deltas in SPREAD.
+spread() {
+	local -n sb=$1 sa=$2
+	local i
+
+	SPREAD=()
+	for ((i = 1; i <= NSPINES; i++)); do
+		SPREAD[i]=$((sa[i] - sb[i]))
+	done
+}
+
+# used_spines: how many spines carried over 5 % of SPREAD's packets.
+used_spines() {
+	local i tot=0 used=0
+
+	for ((i = 1; i <= NSPINES; i++)); do
+		tot=$((tot + SPREAD[i]))
+	done
+	for ((i = 1; i <= NSPINES; i++)); do
+		[ $((SPREAD[i] * 20)) -gt "$tot" ] && used=$((used + 1))
+	done
+	echo "$used"
+}
+
+# wait_no_qp NS: wait (10 s at most) until NS has no queue pair and no
+# destination state left.
+wait_no_peer() {
+	local i
+
+	for ((i = 0; i < 50; i++)); do
+		[ "$(mrc_exec -n "$1" -j peer show | jq length)" = 0 ] &&
+			return 0
+		mrc_sleep 0.2
+	done
+	return 1
+}
+
+# config_h1 KEY VALUE...: once h1 has no destination state left (so that
+# the next one is made under the new configuration), set KEY VALUE...
+config_h1() {
+	wait_no_peer "$H1" || mrc_die "h1 kept a destination state"
+	mrc_exec -n "$H1" config set "$@" || mrc_die "config set $*"
+}

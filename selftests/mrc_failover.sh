@@ -1,0 +1,183 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2034,SC2046 # arrays read by name; port lists split
+#
+# Default Packet Spraying when paths fail, and over paths of different
+# delays, on the ECMP fabric of fabric.sh (4 spines), with numbers read
+# back from the module ("mrc -j peer show", its counters) and the fabric.
+#
+#   1. A spine failed silently (netem loss 100 %) mid-stream: every value
+#      l1 hashes onto it goes bad (ev_assumed_bad), the stream continues
+#      with every message verified, probes go out at probe-period
+#      (2 ms here; counted over a measured interval: at most one a
+#      period, at least 3/5 of that under an emulated CPU), and within
+#      2 s of the spine's return their responses have brought every
+#      value back.
+#   2. The same with the spine's link taken down.
+#   3. Four spines of 0.5, 1, 2 and 4 ms, the congestion window sized for
+#      them (link-rate 200, base-rtt 4000): retransmissions stay under 1 %
+#      of data packets (printed).
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fabric.sh"
+
+mrc_require_root
+mrc_require_cmd ip tc jq sysctl
+mrc_require_cli
+mrc_require_mrcperf
+mrc_require_sockapi
+mrc_load
+mrc_dmesg_mark
+
+declare -A SB SA
+
+# --- 6. a spine fails silently, and comes back ---------------------------
+
+# fail_spine MODE 1|0: spine 1 fails (silently: netem loss 100 % toward
+# h2; down: its link to l2 down) or comes back.
+fail_spine() {
+	local ns=${SP[1]}
+
+	case "$1 $2" in
+	"silent 1")
+		tc -n "$ns" qdisc change dev vb parent 1:1 handle 10: netem \
+			delay 2ms limit 10000 loss 100% ;;
+	"silent 0")
+		tc -n "$ns" qdisc change dev vb parent 1:1 handle 10: netem \
+			delay 2ms limit 10000 ;;
+	"down 1")
+		ip -n "$ns" link set vb down ;;
+	"down 0")
+		# The link's routes went with it.
+		ip -n "$ns" -b - <<-EOF
+			link set vb up
+			route replace 10.0.2.0/24 via 10.2.1.1
+		EOF
+		;;
+	esac || mrc_die "spine 1: cannot set $1 $2"
+}
+
+# check_failure MODE: spine 1 fails (see fail_spine) for about 4 s in the
+# middle of a stream, then comes back.
+check_failure() {
+	local mode=$1 pid cpid p0 p1 t0 t1 want pj bad on1 i v period=2000 nbad bad1
+	declare -A onspine=()
+
+	config_h1 probe-period $period
+	PORT=$((PORT + 1))
+	ip netns exec "$H2" "$MRCPERF" server -p "$PORT" -1 -j \
+		>"$T/srv.out" 2>"$T/srv.err" &
+	pid=$!
+	mrc_wait_bound "$pid" "$PORT" 20 || mrc_die "mrcperf server did not start"
+	ip netns exec "$H1" "$MRCPERF" client "$DST" -p "$PORT" -j \
+		--timeout 120 -s 1M -t 25 >"$T/cli.out" 2>"$T/cli.err" &
+	cpid=$!
+	mrc_sleep 3
+	pj=$(peer_json "$H1")
+	while read -r v i; do
+		onspine[$v]=$i
+	done < <(value_spines $(jq -r '.[0].values[].port' <<<"$pj"))
+	on1=0
+	for v in "${!onspine[@]}"; do
+		[ "${onspine[$v]}" = 1 ] && on1=$((on1 + 1))
+	done
+	fail_spine "$mode" 1
+	mrc_sleep 1
+	p0=$(mrc_stat -n "$H1" total_probe_pkts_tx)
+	t0=$(mrc_now_ms)
+	mrc_sleep 3
+	p1=$(mrc_stat -n "$H1" total_probe_pkts_tx)
+	t1=$(mrc_now_ms)
+	pj=$(peer_json "$H1")
+	fail_spine "$mode" 0
+	bad=$(jq -r '.[0].values[] | select(.state == "bad") | .port' <<<"$pj")
+	nbad=0
+	bad1=0
+	for v in $bad; do
+		nbad=$((nbad + 1))
+		[ "${onspine[$v]:-}" = 1 ] && bad1=$((bad1 + 1))
+	done
+	if [ "$bad1" -eq "$on1" ] && [ "$on1" -gt 0 ]; then
+		mrc_pass "$mode failure: all $on1 values on spine 1 assumed bad" \
+			"($nbad bad in all)"
+	else
+		mrc_fail "$mode failure: $bad1 of the $on1 values on spine 1 assumed bad" \
+			"($nbad bad in all)" "$(jq -c '.[0] | del(.values)' <<<"$pj")"
+	fi
+	# One probe a period while a value is bad: at most one per period
+	# (the timer skips the periods it missed), and not far fewer.
+	want=$(((t1 - t0) * 1000 / period))
+	if [ $((p1 - p0)) -le $((want + want / 10 + 2)) ] &&
+	   [ $((p1 - p0)) -ge $((want * 3 / 5)) ]; then
+		mrc_pass "$mode failure: $((p1 - p0)) probes in $((t1 - t0)) ms at a" \
+			"$period us period (at most $want)"
+	else
+		mrc_fail "$mode failure: $((p1 - p0)) probes in $((t1 - t0)) ms," \
+			"want about $want (period $period us)"
+	fi
+
+	# The stream goes on: within 2 s of the spine's return the probes'
+	# answers have brought every value back.
+	mrc_sleep 2
+	pj=$(peer_json "$H1")
+	if kill -0 "$cpid" 2>/dev/null &&
+	   [ "$(jq -r '.[0].nr_bad' <<<"$pj")" = 0 ]; then
+		mrc_pass "$mode failure, spine 1 back: probes answered, no value left bad" \
+			"(ev_restored $(mrc_stat -n "$H1" ev_restored))"
+	else
+		mrc_fail "$mode failure, spine 1 back: values still bad, or the stream ended" \
+			"$(jq -c '.[0] | del(.values)' <<<"$pj")"
+	fi
+	wait "$cpid"
+	XFER_RC=$?
+	if mrc_wait_pid "$pid" 30; then
+		XFER_SRV_RC=$MRC_WAIT_RC
+	else
+		XFER_SRV_RC=timeout
+	fi
+	XFER_OUT=$(cat "$T/cli.out")
+	XFER_SOUT=$(cat "$T/srv.out")
+	chk_xfer "spine 1 failed ($mode) for 4 s mid-stream" any
+	config_h1 probe-period 150
+}
+
+# --- 7. paths of different delays ----------------------------------------
+
+check_unequal() {
+	local rtx tx rs rt desc
+
+	fabric 0.5ms 1ms 2ms 4ms
+	NSPINES=4
+	# The congestion window sized for this fabric (4 x 50 Mbit/s, a few
+	# ms), not for the defaults' 400 Gbit/s and 6 us: a window of 1.5
+	# default BDPs would stand 20 ms of queue on the spines, and the
+	# reordering measured would be the queues'.  The active set stays
+	# 72 values.
+	mrc_exec -n "$H1" config set link-rate 200 base-rtt 4000 \
+		active-ev-set-size 72 || mrc_die "config set in h1"
+	mrc_stats_snapshot -n "$H1" SB
+	xfer -s 1M -n 24 -c 4
+	chk_xfer "spines of 0.5, 1, 2 and 4 ms" 24
+	mrc_stats_snapshot -n "$H1" SA
+	rs=$(mrc_stats_delta total_rtx_sack SB SA)
+	rt=$(mrc_stats_delta total_rtx_timeout SB SA)
+	rtx=$((rs + rt))
+	tx=$(mrc_stats_delta tx_data_packets SB SA)
+	desc="unequal delays: $rtx retransmissions of $tx data packets"
+	desc+=" (sack $rs, timeout $rt; $(mrc_stats_delta total_timeouts SB SA) timeouts),"
+	desc+=" reorder depth max $(mrc_stat -n "$H2" calc_max_reorder_depth),"
+	desc+=" duplicates at h2 $(mrc_stat -n "$H2" rx_dup_packets)"
+	if [ $((rtx * 100)) -lt "$tx" ]; then
+		mrc_pass "$desc: under 1 %"
+	else
+		mrc_fail "$desc: 1 % or more" "$(jq -c '.[0] | del(.values)' <<<"$PEER")"
+	fi
+}
+
+fabric 2ms 2ms 2ms 2ms
+check_failure silent
+check_failure down
+check_unequal
+
+mrc_dmesg_check "failover"
+mrc_exit

@@ -1,0 +1,215 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2034,SC2046 # arrays read by name; port lists split
+#
+# Default Packet Spraying over an ECMP fabric of Linux routers, checked
+# against spec/multipath.md with numbers read back from the module (the
+# destination's state, "mrc -j peer show", and its counters) and from the
+# fabric (each spine's packet counter, the spec's load-balancing record).
+#
+#   h1 10.0.1.1                                              h2 10.0.2.1
+#    |                        +-- s1 --+                         |
+#    |                        +-- s2 --+                         |
+#   l1 (leaf: ECMP over the   +-- .. --+   l2 (leaf: ECMP over the
+#       spines, 5-tuple hash) +-- sN --+       spines, 5-tuple hash)
+#
+# The leaves hash as a switch does, addresses, protocol and both ports
+# (fib_multipath_hash_policy 3, fields 0x37), so the UDP source port, the
+# entropy value, picks the spine.  Each spine forwards toward h2 through
+# tbf 50 Mbit/s and netem delay (2 ms unless a check says otherwise), and
+# back toward h1 through the same delay.  Packets h1 sends to h2 are
+# counted where they leave a spine for l2 (l2's receive counter of that
+# link).
+#
+#   1. Defaults: a stream of 1 MiB messages from h1 to h2: the destination
+#      has 72 values in the range 256..383; every spine carries packets;
+#      each value carries the same number of data packets (within one per
+#      value assumed bad along the way); each spine carries the packets of
+#      the values l1 hashes onto it (route get per value), within a few
+#      packets; every message verified.
+#   2. Two sockets to one destination share one state (both QPs listed,
+#      one rotation); once every QP has closed, the state is freed
+#      (peer_closed) and the next QP draws a new active set.
+#   3. entropy-mask-bits 0: every data packet on port starting-port-offset,
+#      one spine.  active-ev-set-size 1: one port of the range, one spine.
+#   4. spraying none: no state, each QP on its own port from
+#      ip_local_port_range (not the entropy range), so on one spine.
+#   5. l1 hashing addresses only (policy 0, the spec's dpr): one spine
+#      whatever the values.
+
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/fabric.sh"
+
+mrc_require_root
+mrc_require_cmd ip tc jq sysctl
+mrc_require_cli
+mrc_require_mrcperf
+mrc_require_sockapi
+mrc_load
+mrc_dmesg_mark
+
+# --- 1. defaults ---------------------------------------------------------
+
+declare -a B A
+
+check_defaults() {
+	local pj n vals min max bad i p s tot=0 want
+	declare -A onspine=()
+	declare -a exp
+
+	fabric $(for ((i = 0; i < NSPINES; i++)); do echo 2ms; done)
+	spine_counts B
+	xfer -s 1M -n 24 -c 4
+	chk_xfer "defaults, $NSPINES spines, 24 x 1 MiB" 24
+	spine_counts A
+	spread B A
+	pj=$PEER
+	n=$(jq -r '.[0].active_set | length' <<<"$pj")
+	chk_eq "defaults: active set size" "$n" 72
+	chk_eq "defaults: range" \
+		"$(jq -r '.[0].range | "\(.first)..\(.last)"' <<<"$pj")" \
+		"256..383"
+	chk_eq "defaults: spines used (of $NSPINES): ${SPREAD[*]:1}" \
+		"$(used_spines)" "$NSPINES"
+
+	# Every value its share: within one packet, plus one per value that
+	# went bad (a spurious timeout takes a value out for a probe's RTT).
+	vals=$(jq -r '.[0].values[] | "\(.port) \(.tx_packets)"' <<<"$pj")
+	min=$(awk 'NR==1||$2<m{m=$2}END{print m}' <<<"$vals")
+	max=$(awk '$2>m{m=$2}END{print m}' <<<"$vals")
+	bad=$(mrc_stat -n "$H1" ev_assumed_bad)
+	if [ $((max - min)) -le $((1 + bad)) ]; then
+		mrc_pass "defaults: packets per value $min..$max ($bad values went bad)"
+	else
+		mrc_fail "defaults: packets per value $min..$max, want within $((1 + bad))" \
+			"$vals"
+	fi
+
+	# Each spine carries the packets of the values l1 hashes onto it.
+	while read -r p s; do
+		onspine[$p]=$s
+	done < <(value_spines $(jq -r '.[0].values[].port' <<<"$pj"))
+	while read -r p n; do
+		s=${onspine[$p]:-}
+		[ -n "$s" ] || { mrc_fail "defaults: no spine for value $p"; return; }
+		exp[s]=$(( ${exp[s]:-0} + n ))
+		tot=$((tot + n))
+	done <<<"$vals"
+	local worst=0 d desc=""
+	for ((i = 1; i <= NSPINES; i++)); do
+		d=$((SPREAD[i] - ${exp[i]:-0}))
+		[ $d -lt 0 ] && d=$((-d))
+		[ $d -gt $worst ] && worst=$d
+		desc+=" s$i ${SPREAD[i]}/${exp[i]:-0}"
+	done
+	# Beyond data: the few ACKs and SACKs h1 sends h2 for its answers.
+	want=$((tot / 50 + 60))
+	if [ $worst -le $want ]; then
+		mrc_pass "defaults: per spine measured/expected:$desc"
+	else
+		mrc_fail "defaults: per spine measured/expected:$desc" \
+			"off by $worst, want at most $want"
+	fi
+}
+
+# --- 2. shared state, and a new one --------------------------------------
+
+check_shared() {
+	local n set1 set2 closed0
+
+	xfer -s 1M -n 16 -c 2 -P 2
+	chk_xfer "two sockets to one destination" 16
+	chk_eq "two sockets: queue pairs sharing the destination's state" \
+		"$PEER_QPS" 2
+	set1=$(jq -c '.[0].active_set' <<<"$PEER")
+	closed0=$(mrc_stat -n "$H1" peer_closed)
+	if wait_no_peer "$H1"; then
+		mrc_pass "every queue pair closed: the state is gone" \
+			"(peer_closed $closed0 -> $(mrc_stat -n "$H1" peer_closed))"
+	else
+		mrc_fail "the state outlived its queue pairs" \
+			"$(mrc_exec -n "$H1" peer show)"
+	fi
+	xfer -s 64K -n 4
+	chk_xfer "a new queue pair" 4
+	set2=$(jq -c '.[0].active_set' <<<"$PEER")
+	chk_ne "a new queue pair draws a new active set" "$set2" "$set1"
+}
+
+# --- 3. one value, 4. none, 5. a hash of addresses only --------------------
+
+check_one_path() {
+	local desc=$1 want_set=$2 set
+
+	spine_counts B
+	xfer -s 1M -n 8
+	chk_xfer "$desc" 8
+	spine_counts A
+	spread B A
+	set=$(jq -r '.[0].active_set | join(" ")' <<<"$PEER")
+	if [ -n "$want_set" ]; then
+		if [[ " $set " == *" $want_set "* ]] || [ "$want_set" = "$set" ]; then
+			mrc_pass "$desc: active set [$set]"
+		else
+			mrc_fail "$desc: active set [$set], want [$want_set]"
+		fi
+	fi
+	chk_eq "$desc: spines carrying data (${SPREAD[*]:1})" "$(used_spines)" 1
+}
+
+check_single() {
+	local set lo hi sport
+
+	config_h1 entropy-mask-bits 0
+	check_one_path "entropy-mask-bits 0" 256
+	config_h1 entropy-mask-bits 7 active-ev-set-size 1
+	spine_counts B
+	xfer -s 1M -n 8
+	chk_xfer "active-ev-set-size 1" 8
+	spine_counts A
+	spread B A
+	set=$(jq -r '.[0].active_set | join(" ")' <<<"$PEER")
+	if [[ $set =~ ^[0-9]+$ ]] && [ "$set" -ge 256 ] && [ "$set" -le 383 ]; then
+		mrc_pass "active-ev-set-size 1: one value of the range, $set"
+	else
+		mrc_fail "active-ev-set-size 1: active set [$set]"
+	fi
+	chk_eq "active-ev-set-size 1: spines carrying data (${SPREAD[*]:1})" \
+		"$(used_spines)" 1
+
+	config_h1 active-ev-set-size 0 spraying 0
+	spine_counts B
+	XFER_QPS=1 xfer -s 1M -n 8
+	chk_xfer "spraying none" 8
+	spine_counts A
+	spread B A
+	chk_eq "spraying none: the state's type" \
+		"$(jq -r '.[0].spraying' <<<"$PEER")" none
+	chk_eq "spraying none: spines carrying data (${SPREAD[*]:1})" \
+		"$(used_spines)" 1
+	read -r lo hi < <(ip netns exec "$H1" cat /proc/sys/net/ipv4/ip_local_port_range)
+	sport=$(jq -r '.[0].udp_sport // empty' <<<"$QPS")
+	if [ -z "$sport" ]; then
+		mrc_fail "spraying none: no QP seen during the transfer"
+	elif [ "$sport" -ge "$lo" ] && [ "$sport" -le "$hi" ]; then
+		mrc_pass "spraying none: the QP's own port $sport, of $lo..$hi"
+	else
+		mrc_fail "spraying none: the QP's own port $sport, not in $lo..$hi"
+	fi
+	config_h1 spraying 1
+
+	ip netns exec "$L1" sysctl -q -w net.ipv4.fib_multipath_hash_policy=0 ||
+		mrc_die "cannot set l1's hash"
+	check_one_path "l1 hashing addresses only (dpr)" ""
+	ip netns exec "$L1" sysctl -q -w net.ipv4.fib_multipath_hash_policy=3 ||
+		mrc_die "cannot set l1's hash"
+}
+
+check_defaults
+check_shared
+check_single
+NSPINES=8
+check_defaults
+
+mrc_dmesg_check "spraying"
+mrc_exit
