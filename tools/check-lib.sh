@@ -65,10 +65,10 @@ count_tap() {	# count_tap PREFIX LOG
 # The kselftest runner's result lines in LOG (not the tests' inner ones),
 # and every inner check a test skipped: a skip is never a silent pass.  A
 # skipped test's reason is the "SKIP: TEST: why" line it printed
-# (selftests/lib.sh mrc_skip_test).
+# (selftests/lib.sh mrc_skip_test), a failed test's its first failed check.
 count_selftests() {	# count_selftests PREFIX LOG
 	local line test='' name
-	local -A why=()
+	local -A why=() first=()
 
 	if ! grep -qE '^(not )?ok [0-9]+ selftests: ' "$2"; then
 		result fail "$1: no test ran"
@@ -80,12 +80,17 @@ count_selftests() {	# count_selftests PREFIX LOG
 			test=${line##*: } ;;
 		"# SKIP: $test: "*)
 			why[$test]=${line#"# SKIP: $test: "} ;;
+		"# not ok "[0-9]*)
+			[ -n "${first[$test]:-}" ] ||
+				first[$test]=${line#"# not ok "} ;;
 		"# ok "[0-9]*" # SKIP"*)
 			name=${line#"# ok "}
 			result skip "$1 check: $test: ${name%% # SKIP*}" \
 				"$(skip_reason "$line")" ;;
 		"not ok "[0-9]*" selftests: "*)
-			result fail "$1: ${line#not ok }" ;;
+			name=${line%% # *}
+			result fail "$1: ${line#not ok }" \
+				"${first[${name##*: }]:+first failed check: ${first[${name##*: }]}}" ;;
 		"ok "[0-9]*" selftests: "*" # SKIP"*)
 			name=${line%% # SKIP*}
 			result skip "$1: ${name#ok }" \
