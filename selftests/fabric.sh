@@ -107,14 +107,16 @@ fabric() {
 # spine_counts VAR: l2's receive packet counter of each spine's link.
 spine_counts() {
 	local -n sc_out=$1
-	local i out
+	local i out vals
 
 	out=$(ip -n "$L2" -s -j link show) || mrc_die "ip link show in l2"
+	mapfile -t vals < <(jq -r --argjson n "$NSPINES" '
+		. as $l | range(1; $n + 1) as $i |
+		($l[] | select(.ifname == "vs\($i)") | .stats64.rx.packets)' \
+		<<<"$out")
 	sc_out=()
 	for ((i = 1; i <= NSPINES; i++)); do
-		sc_out[i]=$(jq -r --arg d "vs$i" \
-			'.[] | select(.ifname == $d) | .stats64.rx.packets' \
-			<<<"$out")
+		sc_out[i]=${vals[i - 1]:-0}
 	done
 }
 

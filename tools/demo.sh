@@ -3,9 +3,10 @@
 #
 # make demo: install what is missing, build, boot a VM on the installed
 # Debian kernel, load mrc.ko and show what the landed work allows
-# (tools/demo-vm.sh, run in the VM): two hosts, messages moved and
-# verified over mrc, a lossy link recovered from, the counters, and TCP
-# over the same link.
+# (tools/demo-vm.sh, run in the VM): two hosts on a fabric of four
+# equal-cost paths, one socket's 1 MiB messages sprayed over all four and
+# verified, a path failed silently and recovered, and the figures against
+# one TCP flow over the same fabric.
 
 set -euo pipefail
 
