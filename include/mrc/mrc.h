@@ -63,6 +63,10 @@ struct mrc_stats {
  * @nr_peers: destination states in @peers
  * @probe_timer: sends probes while some destination has a value
  *	assumed bad (softirq context)
+ * @probe_lock: guards @probe_armed, @probe_kick and @probe_stop
+ * @probe_armed: the timer is queued or running and will decide itself
+ *	whether to run again; only then may it be forwarded
+ * @probe_kick: a value went bad while the timer ran: run again
  * @probe_stop: set at namespace exit: the timer is not armed again
  */
 struct mrc_net {
@@ -87,6 +91,9 @@ struct mrc_net {
 	siphash_key_t peer_key;
 	u32 nr_peers;
 	struct hrtimer probe_timer;
+	spinlock_t probe_lock;	/* guards probe_armed, _kick, _stop */
+	bool probe_armed;
+	bool probe_kick;
 	bool probe_stop;
 };
 
@@ -107,6 +114,9 @@ struct mrc_net {
  * @tx_packets: data packets sent on each value of @spray.ev
  * @probes_tx: probes sent on each value of @spray.ev
  * @probes_rx: responses taken to probes on each value of @spray.ev
+ * @probe_id: number of the last probe sent on each value of @spray.ev
+ * @probe_us: when it was sent (microseconds, 32 bit): only its response
+ *	is taken, and the RTT is measured from here, not from the echo
  * @probe_seq: number of the next probe
  * @nr_probe_tx: probes sent to this destination
  * @nr_probe_rx: responses taken from it
@@ -131,6 +141,8 @@ struct mrc_peer {
 	u32 tx_packets[MRC_SPRAY_MAX];
 	u32 probes_tx[MRC_SPRAY_MAX];
 	u32 probes_rx[MRC_SPRAY_MAX];
+	u16 probe_id[MRC_SPRAY_MAX];
+	u32 probe_us[MRC_SPRAY_MAX];
 	u16 probe_seq;
 	u64 nr_probe_tx;
 	u64 nr_probe_rx;
@@ -149,6 +161,7 @@ struct mrc_peer {
  *	mrc_sock.lock > mrc_net.qp_lock > mrc_qp.lock > mrc_sock.rxq_lock
  *	mrc_qp.lock > mrc_peer.lock
  *	mrc_net.peer_lock > mrc_peer.lock
+ *	mrc_qp.lock > mrc_net.probe_lock
  *
  * mrc_net.port_lock and mrc_net.cfg_lock nest with nothing.  The peer
  * table is read under RCU (peers freed by kfree_rcu); a QP's pointer to

@@ -432,7 +432,9 @@ static inline void mrc_get_ack_hdr(const __u8 *p, struct mrc_ack_hdr *h)
  * a SACK with MRC_SETH_PROBE_RESP set: the probe number in the acked-PSN
  * offset (bytes 2-3), the probed entropy value, the timestamp echoed, and
  * the receiver's service time in microseconds in the SACK offset (bytes
- * 18-19); its PSN fields are the receiver's, unchanged.
+ * 18-19); its PSN fields (BTH and cumulative PSN) are 0xFFFFFF and its
+ * epoch 0: it acknowledges no data, and the receiver's PSN state does not
+ * change.
  */
 struct mrc_probe_hdr {
 	__u16 dport;		/* the probed socket's mrc port */

@@ -32,6 +32,7 @@ void mrc_peer_net_init(struct mrc_net *mn)
 	spin_lock_init(&mn->peer_lock);
 	hash_init(mn->peers);
 	get_random_bytes(&mn->peer_key, sizeof(mn->peer_key));
+	spin_lock_init(&mn->probe_lock);
 	hrtimer_init(&mn->probe_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	mn->probe_timer.function = mrc_probe_fire;
 }
@@ -44,7 +45,9 @@ void mrc_peer_net_init(struct mrc_net *mn)
  */
 void mrc_peer_net_exit(struct mrc_net *mn)
 {
-	WRITE_ONCE(mn->probe_stop, true);
+	spin_lock_bh(&mn->probe_lock);
+	mn->probe_stop = true;
+	spin_unlock_bh(&mn->probe_lock);
 	hrtimer_cancel(&mn->probe_timer);
 	WARN_ON_ONCE(mn->nr_peers);
 }

@@ -14,9 +14,18 @@
 
 #include <mrc/mrc.h>
 
-static u16 mrc_probe_now_us(void)
+/* Probe numbers, counted back from the last probe on a value, that may
+ * still be answered: the destination's probes are numbered in one
+ * sequence, so this spans at least 1024 / k probes on each of its k bad
+ * values.
+ */
+#define MRC_PROBE_ID_WINDOW	1024
+/* Periods a late timer catches up on at once. */
+#define MRC_PROBE_BURST		4
+
+static u32 mrc_probe_now_us(void)
 {
-	return (u16)div_u64(ktime_get_ns(), NSEC_PER_USEC);
+	return (u32)div_u64(ktime_get_ns(), NSEC_PER_USEC);
 }
 
 static ktime_t mrc_probe_period(struct mrc_net *mn)
@@ -32,13 +41,24 @@ static ktime_t mrc_probe_period(struct mrc_net *mn)
 /**
  * mrc_probe_arm() - start probing, a value having just gone bad
  * @mn: the namespace
+ *
+ * The timer is started only when it is neither queued nor running: a
+ * running one is told to run again instead, so that only its own
+ * callback ever forwards it.
  */
 void mrc_probe_arm(struct mrc_net *mn)
 {
-	if (READ_ONCE(mn->probe_stop) || hrtimer_is_queued(&mn->probe_timer))
-		return;
-	hrtimer_start(&mn->probe_timer, mrc_probe_period(mn),
-		      HRTIMER_MODE_REL_SOFT);
+	spin_lock_bh(&mn->probe_lock);
+	if (mn->probe_stop) {
+		/* Namespace exit: nothing probes any more. */
+	} else if (mn->probe_armed) {
+		mn->probe_kick = true;
+	} else {
+		mn->probe_armed = true;
+		hrtimer_start(&mn->probe_timer, mrc_probe_period(mn),
+			      HRTIMER_MODE_REL_SOFT);
+	}
+	spin_unlock_bh(&mn->probe_lock);
 }
 
 /* What one probe needs, taken under the peer's lock. */
@@ -84,14 +104,16 @@ static bool mrc_probe_next(struct mrc_peer *p, struct mrc_probe *pr)
 	i = mrc_spray_index(&p->spray, ev);
 	p->probes_tx[i]++;
 	p->nr_probe_tx++;
+	p->probe_id[i] = p->probe_seq++;
+	p->probe_us[i] = mrc_probe_now_us();
 	pr->daddr = p->addr;
 	pr->family = p->family;
 	pr->ev = ev;
 	pr->h = (struct mrc_probe_hdr){
 		.dport = qp->rport,
 		.sport = qp->lport,
-		.id = p->probe_seq++,
-		.ts = mrc_probe_now_us(),
+		.id = p->probe_id[i],
+		.ts = (u16)p->probe_us[i],
 	};
 	return true;
 }
@@ -116,7 +138,10 @@ static void mrc_probe_send(struct mrc_net *mn, const struct mrc_probe *pr)
  * mrc_probe_fire() - the namespace's probe timer
  * @t: the timer
  *
- * Runs in softirq context.
+ * Runs in softirq context.  Each period that passed since it last ran
+ * (a softirq may run late, under load), up to MRC_PROBE_BURST, sends one
+ * probe to each destination that has a value assumed bad: on average one
+ * probe a period, as the spec says.
  *
  * Return: HRTIMER_RESTART while some destination has a value assumed bad.
  */
@@ -126,27 +151,39 @@ enum hrtimer_restart mrc_probe_fire(struct hrtimer *t)
 	struct mrc_peer *p;
 	struct mrc_probe pr;
 	bool more = false;
-	int bkt;
+	u64 periods;
+	int bkt, k;
+
+	spin_lock(&mn->probe_lock);
+	periods = hrtimer_forward_now(t, mrc_probe_period(mn));
+	mn->probe_kick = false;
+	spin_unlock(&mn->probe_lock);
+	periods = clamp_t(u64, periods, 1, MRC_PROBE_BURST);
 
 	rcu_read_lock();
 	hash_for_each_rcu(mn->peers, bkt, p, node) {
-		bool send;
-
 		if (p->spraying != MRC_SPRAYING_DEFAULT ||
 		    !READ_ONCE(p->spray.nr_bad))
 			continue;
-		spin_lock(&p->lock);
-		more |= p->spray.nr_bad > 0;
-		send = mrc_probe_next(p, &pr);
-		spin_unlock(&p->lock);
-		if (send)
+		for (k = 0; k < periods; k++) {
+			bool send;
+
+			spin_lock(&p->lock);
+			more |= p->spray.nr_bad > 0;
+			send = mrc_probe_next(p, &pr);
+			spin_unlock(&p->lock);
+			if (!send)
+				break;
 			mrc_probe_send(mn, &pr);
+		}
 	}
 	rcu_read_unlock();
-	if (!more || READ_ONCE(mn->probe_stop))
-		return HRTIMER_NORESTART;
-	hrtimer_forward_now(t, mrc_probe_period(mn));
-	return HRTIMER_RESTART;
+
+	spin_lock(&mn->probe_lock);
+	more = (more || mn->probe_kick) && !mn->probe_stop;
+	mn->probe_armed = more;
+	spin_unlock(&mn->probe_lock);
+	return more ? HRTIMER_RESTART : HRTIMER_NORESTART;
 }
 
 /**
@@ -163,7 +200,7 @@ enum hrtimer_restart mrc_probe_fire(struct hrtimer *t)
 void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
 		  int family, u16 entropy)
 {
-	u16 t0 = mrc_probe_now_us();
+	u16 t0 = (u16)mrc_probe_now_us();
 	struct mrc_probe_hdr h;
 	struct mrc_ack_hdr a;
 	struct sk_buff *skb;
@@ -189,7 +226,7 @@ void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
 		.entropy = entropy,
 		.ts_echo = h.ts,
 		/* Service time: from taking the probe to answering it. */
-		.sack_off = (s16)(u16)(mrc_probe_now_us() - t0),
+		.sack_off = (s16)(u16)((u16)mrc_probe_now_us() - t0),
 	};
 	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_SETH_LEN + MRC_CCSTATE_LEN);
 	if (!skb) {
@@ -208,32 +245,55 @@ void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
  * @qp: the queue pair it was sent for, locked, not dead
  * @h: the response
  *
- * The probed value returns to the rotation; the round trip, less the
- * receiver's service time, may lower the base RTT.
+ * Only the answer to a recent probe on a value assumed bad counts: its
+ * number must be at most MRC_PROBE_ID_WINDOW before that of the last
+ * probe sent on the value (a round trip may outlast several periods, so
+ * the last probe is not always the one answered), and a response to no
+ * such probe brings nothing back.  The value returns to the rotation;
+ * the answer to the last probe also gives a round trip, timed from that
+ * probe's own send time less the receiver's service time, which may
+ * lower the base RTT.
  */
 void mrc_rx_probe_resp(struct mrc_qp *qp, const struct mrc_ack_hdr *h)
 {
-	u16 rtt = mrc_probe_now_us() - h->ts_echo - (u16)h->sack_off;
 	struct mrc_peer *p = qp->peer;
-	int restored = 0;
+	u32 now = mrc_probe_now_us(), rtt = 0;
+	bool ours = false;
 	u16 i;
 
-	mrc_qp_stat_inc(qp, MRC_STAT_PROBE_RESP_RX);
-	if (!p || p->spraying != MRC_SPRAYING_DEFAULT)
+	if (!p || p->spraying != MRC_SPRAYING_DEFAULT) {
+		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_OUT_OF_WINDOW);
 		return;
+	}
 	spin_lock(&p->lock);
 	i = mrc_spray_index(&p->spray, h->entropy);
-	if (i != MRC_SPRAY_NONE) {
-		restored = mrc_spray_restore(&p->spray, h->entropy);
+	if (i != MRC_SPRAY_NONE && p->spray.flags[i] & MRC_EV_BAD &&
+	    p->probes_tx[i] &&
+	    (u16)(p->probe_id[i] - (u16)h->acked_off) < MRC_PROBE_ID_WINDOW) {
+		ours = true;
+		mrc_spray_restore(&p->spray, h->entropy);
 		p->probes_rx[i]++;
 		p->nr_probe_rx++;
+		if (p->probe_id[i] == (u16)h->acked_off) {
+			rtt = now - p->probe_us[i];
+			rtt -= min_t(u32, rtt, (u16)h->sack_off);
+		}
+		/* A round trip over a second is no sample. */
+		if (rtt > USEC_PER_SEC)
+			rtt = 0;
 		if (rtt && (!p->base_rtt_us || rtt < p->base_rtt_us))
 			p->base_rtt_us = rtt;
 	}
 	spin_unlock(&p->lock);
-	if (restored)
-		mrc_qp_stat_inc(qp, MRC_STAT_EV_RESTORED);
-	if (i != MRC_SPRAY_NONE && rtt &&
-	    (!qp->base_rtt_us || rtt < qp->base_rtt_us))
+	/* Stale (a later probe went out on the value, or it is back
+	 * already), or never asked for.
+	 */
+	if (!ours) {
+		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_OUT_OF_WINDOW);
+		return;
+	}
+	mrc_qp_stat_inc(qp, MRC_STAT_PROBE_RESP_RX);
+	mrc_qp_stat_inc(qp, MRC_STAT_EV_RESTORED);
+	if (rtt && (!qp->base_rtt_us || rtt < qp->base_rtt_us))
 		qp->base_rtt_us = rtt;
 }

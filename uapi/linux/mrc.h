@@ -104,7 +104,9 @@
  *
  * MRC_SO_UDP_SPORT (int, 0..65535): the UDP source port, the entropy value
  *   under spraying type None, of queue pairs this socket opens from now on;
- *   0, the default, lets mrc pick one from the entropy range.
+ *   0, the default, lets mrc pick one at random from the namespace's
+ *   ip_local_port_range.  Under Default Packet Spraying packets take the
+ *   destination's entropy values instead.
  */
 #define MRC_SO_UDP_SPORT	1
 
