@@ -20,7 +20,8 @@
  * from the start of the UDP payload).  The BTH's destination QP is DQPN
  * (the receiving socket's mrc port; default 0x11, where nothing is bound),
  * its PSN the kind's unless -n is given.  -s, -e and -m default to 7000,
- * 0x1234 and the kind's MSN.
+ * 0x1234 and the kind's MSN.  Probes carry a PETH: probe number 7, the
+ * ports SPORT and DQPN, timestamp 0x1234.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -253,6 +254,15 @@ static void build(const struct kind *k, const struct fields *f, __u8 *p)
 		put_be(reth + 12, msglen, 4);
 		if (imm)
 			put_be(reth + MRC_RETH_LEN, 0xfeedf00d, 4);
+	}
+	/* A probe: PETH with probe number 7, the ports, a timestamp. */
+	if (k->opcode == MRC_OP_PROBE && k->len >= MRC_BTH_LEN + MRC_PETH_LEN &&
+	    k->verdict[0] != '?') {
+		hlen += MRC_PETH_LEN;
+		put_be(hdr + MRC_BTH_LEN + 4, 7, 2);
+		put_be(hdr + MRC_BTH_LEN + 8, f->sport, 2);
+		put_be(hdr + MRC_BTH_LEN + 10, f->dqpn, 2);
+		put_be(hdr + MRC_BTH_LEN + 12, 0x1234, 2);
 	}
 	put_be(hdr + 9, psn & MRC_PSN_MASK, 3);
 	memcpy(p, hdr, k->len < hlen ? k->len : hlen);

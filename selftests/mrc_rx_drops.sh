@@ -38,11 +38,11 @@ ip link set lo up || mrc_die "cannot bring lo up"
 COUNTERS=(rx_packets rx_bytes rx_drop_short rx_drop_bad_version
 	rx_drop_bad_opcode rx_drop_no_qp rx_drop_malformed
 	rx_drop_out_of_window rx_drop_no_mem rx_dup_packets rx_data_packets
-	rx_msgs nack_tx)
+	rx_msgs nack_tx total_probe_pkts_rx probe_resp_tx)
 # Where every received packet ends up, exactly one of these.
 FATES=(rx_drop_short rx_drop_bad_version rx_drop_bad_opcode rx_drop_no_qp
 	rx_drop_malformed rx_drop_out_of_window rx_drop_no_mem rx_dup_packets
-	rx_data_packets)
+	rx_data_packets total_probe_pkts_rx)
 
 # kind, UDP payload bytes, the drop counter it must land in.  Expected
 # values written out here, not taken from mrc_inject -l.
@@ -272,6 +272,16 @@ if mrc_veth_pair "$MRC_IN_NETNS" "$peer"; then
 		expect_deltas "$addr: a 64 B message, then its duplicate" \
 			rx_packets=2 rx_bytes=192 rx_data_packets=1 rx_msgs=1 \
 			rx_dup_packets=1
+		# A probe between the ports of that queue pair is answered;
+		# one from a port with no queue pair here is not (no
+		# reflection to a forged source).
+		inj "$addr" -q "$PORT" -s "$sp" probe
+		expect_deltas "$addr: a probe for an open queue pair" \
+			rx_packets=1 rx_bytes=28 total_probe_pkts_rx=1 \
+			probe_resp_tx=1
+		inj "$addr" -q "$PORT" -s 9999 -c 3 probe
+		expect_deltas "$addr: 3 probes for no queue pair, unanswered" \
+			rx_packets=3 rx_bytes=84 rx_drop_no_qp=3
 		inj "$addr" -q "$PORT" -s "$sp" -c 3 data-overrun
 		expect_deltas "$addr: 3 x payload past the message length" \
 			rx_packets=3 rx_bytes=288 rx_drop_malformed=3
