@@ -24,7 +24,7 @@ KSRC ?= /usr/src/linux-source-6.1
 export KSRC
 
 CHECKPATCH ?= $(KSRC)/scripts/checkpatch.pl
-STYLE_FILES := $(wildcard net/mrc/*.c include/mrc/*.h uapi/linux/*.h)
+STYLE_FILES := $(wildcard net/mrc/*.c net/mrc/*.h include/mrc/*.h uapi/linux/*.h)
 
 all: module tools unit selftests
 

@@ -55,7 +55,7 @@ build_check "build: sparse (C=1) clean" "$out/sparse.log" \
 build_check "build: checkpatch --strict clean" "$out/checkpatch.log" \
 	'(WARNING|ERROR|CHECK):' \
 	"$ksrc/scripts/checkpatch.pl" --strict --no-tree --terse --no-summary \
-	-f net/mrc/*.c include/mrc/*.h uapi/linux/mrc.h
+	-f net/mrc/*.c net/mrc/*.h include/mrc/*.h uapi/linux/mrc.h
 build_check "build: tools, unit tests and selftests" "$out/tools.log" \
 	'warning:|error:' make KDIR="$kdir" tools unit selftests
 

@@ -68,6 +68,8 @@ struct mrc_stats {
  *	whether to run again; only then may it be forwarded
  * @probe_kick: a value went bad while the timer ran: run again
  * @probe_stop: set at namespace exit: the timer is not armed again
+ * @net: the namespace itself, for the monitor's multicast
+ * @mon_rs: rate limit of monitor events
  */
 struct mrc_net {
 	struct mrc_net_config __rcu *cfg;
@@ -95,6 +97,8 @@ struct mrc_net {
 	bool probe_armed;
 	bool probe_kick;
 	bool probe_stop;
+	struct net *net;
+	struct ratelimit_state mon_rs;
 };
 
 /**
@@ -465,6 +469,16 @@ void mrc_peer_learn(struct mrc_qp *qp);
 void mrc_peer_recall(struct mrc_qp *qp);
 int mrc_nl_peer_dump(struct sk_buff *skb, struct netlink_callback *cb);
 
+/* monitor.c */
+void mrc_mon(struct mrc_net *mn, u32 qpn, u32 event, u16 ev, u32 psn,
+	     const struct in6_addr *addr, int family);
+
+/* Under the QP's lock, or with its fields fixed: an event of @qp. */
+static inline void mrc_qp_mon(struct mrc_qp *qp, u32 event, u16 ev, u32 psn)
+{
+	mrc_mon(qp->mn, qp->qpn, event, ev, psn, &qp->raddr, qp->family);
+}
+
 /* probe.c */
 void mrc_probe_arm(struct mrc_net *mn);
 enum hrtimer_restart mrc_probe_fire(struct hrtimer *t);
@@ -497,6 +511,8 @@ void mrc_cc_on_nack(struct mrc_qp *qp, const struct mrc_config *c, u8 reason);
 void mrc_cc_on_timeout(struct mrc_qp *qp, const struct mrc_config *c);
 
 extern struct genl_family mrc_genl_family;
+/* Index of the monitor group in the family's multicast groups. */
+#define MRC_MCGRP_MON_ID	0
 int mrc_genl_init(void);
 void mrc_genl_exit(void);
 

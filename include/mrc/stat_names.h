@@ -52,6 +52,8 @@ static const char * const mrc_stat_names[__MRC_STAT_MAX] = {
 	[MRC_STAT_EV_RESTORED]		= "ev_restored",
 	[MRC_STAT_PEER_OPENED]		= "peer_opened",
 	[MRC_STAT_PEER_CLOSED]		= "peer_closed",
+	[MRC_STAT_MONITOR_EVENTS]	= "monitor_events",
+	[MRC_STAT_MONITOR_DROPS]	= "monitor_drops",
 };
 
 #endif /* _MRC_STAT_NAMES_H */

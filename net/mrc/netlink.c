@@ -326,6 +326,10 @@ static const struct genl_ops mrc_genl_ops[] = {
 	},
 };
 
+static const struct genl_multicast_group mrc_genl_mcgrps[] = {
+	[MRC_MCGRP_MON_ID] = { .name = MRC_MCGRP_MONITOR },
+};
+
 struct genl_family mrc_genl_family __ro_after_init = {
 	.name = MRC_GENL_NAME,
 	.version = MRC_GENL_VERSION,
@@ -333,6 +337,8 @@ struct genl_family mrc_genl_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = mrc_genl_ops,
 	.n_ops = ARRAY_SIZE(mrc_genl_ops),
+	.mcgrps = mrc_genl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(mrc_genl_mcgrps),
 	.resv_start_op = MRC_CMD_QP_GET + 1,
 };
 

@@ -62,6 +62,9 @@ static int __net_init mrc_net_init(struct net *net)
 	ratelimit_state_init(&mn->refuse_rs, HZ, MRC_REFUSE_PER_SEC);
 	ratelimit_set_flags(&mn->refuse_rs, RATELIMIT_MSG_ON_RELEASE);
 	mrc_peer_net_init(mn);
+	mn->net = net;
+	ratelimit_state_init(&mn->mon_rs, HZ, MRC_MON_PER_SEC);
+	ratelimit_set_flags(&mn->mon_rs, RATELIMIT_MSG_ON_RELEASE);
 
 	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
 	if (!cfg)

@@ -65,6 +65,7 @@ void mrc_probe_arm(struct mrc_net *mn)
 struct mrc_probe {
 	struct in6_addr daddr;
 	int family;
+	u32 qpn;
 	u16 ev;
 	struct mrc_probe_hdr h;
 };
@@ -108,6 +109,7 @@ static bool mrc_probe_next(struct mrc_peer *p, struct mrc_probe *pr)
 	p->probe_us[i] = mrc_probe_now_us();
 	pr->daddr = p->addr;
 	pr->family = p->family;
+	pr->qpn = qp->qpn;
 	pr->ev = ev;
 	pr->h = (struct mrc_probe_hdr){
 		.dport = qp->rport,
@@ -131,6 +133,8 @@ static void mrc_probe_send(struct mrc_net *mn, const struct mrc_probe *pr)
 	/* The data class, as a first transmission of data. */
 	mrc_skb_set_sport(skb, pr->ev, INET_ECN_ECT_0);
 	mrc_stat_inc(mn, MRC_STAT_PROBE_TX);
+	mrc_mon(mn, pr->qpn, MRC_MON_PROBE_TX, pr->ev, pr->h.id, &pr->daddr,
+		pr->family);
 	mrc_xmit(mn, pr->family, &pr->daddr, skb);
 }
 
@@ -215,6 +219,7 @@ void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
 		return;
 	}
 	mrc_stat_inc(mn, MRC_STAT_PROBE_RX);
+	mrc_mon(mn, qp->qpn, MRC_MON_PROBE_RX, entropy, h.id, saddr, family);
 
 	a = (struct mrc_ack_hdr){
 		.opcode = MRC_OP_SACK,
@@ -237,6 +242,8 @@ void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
 	/* The control class, as every acknowledgment. */
 	mrc_skb_set_sport(skb, entropy, 46 << 2);
 	mrc_stat_inc(mn, MRC_STAT_PROBE_RESP_TX);
+	mrc_mon(mn, qp->qpn, MRC_MON_PROBE_RESP_TX, entropy, h.id, saddr,
+		family);
 	mrc_xmit(mn, family, saddr, skb);
 }
 
@@ -294,6 +301,7 @@ void mrc_rx_probe_resp(struct mrc_qp *qp, const struct mrc_ack_hdr *h)
 	}
 	mrc_qp_stat_inc(qp, MRC_STAT_PROBE_RESP_RX);
 	mrc_qp_stat_inc(qp, MRC_STAT_EV_RESTORED);
+	mrc_qp_mon(qp, MRC_MON_PROBE_RESP_RX, h->entropy, (u16)h->acked_off);
 	if (rtt && (!qp->base_rtt_us || rtt < qp->base_rtt_us))
 		qp->base_rtt_us = rtt;
 }

@@ -48,6 +48,9 @@ static void mrc_rx_queue_ack(struct mrc_qp *qp, struct mrc_ack_hdr *a,
 	s = a->opcode == MRC_OP_ACK ? MRC_STAT_ACK_TX :
 	    a->opcode == MRC_OP_SACK ? MRC_STAT_SACK_TX : MRC_STAT_NACK_TX;
 	mrc_qp_stat_inc(qp, s);
+	mrc_qp_mon(qp, a->opcode == MRC_OP_ACK ? MRC_MON_ACK_TX :
+		   a->opcode == MRC_OP_SACK ? MRC_MON_SACK_TX : MRC_MON_NACK_TX,
+		   sport, a->psn);
 	qp->rx_unacked = 0;
 }
 
@@ -369,6 +372,7 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 	m->rcvd += ctx->len;
 
 	mrc_qp_stat_inc(qp, MRC_STAT_RX_DATA_PACKETS);
+	mrc_qp_mon(qp, MRC_MON_DATA_RX, ctx->entropy, h->psn);
 	qp->rx_bytes += ctx->len;
 	set_bit(idx, qp->rx_bitmap);
 	qp->rx_held++;

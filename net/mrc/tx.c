@@ -323,6 +323,8 @@ static void mrc_queue_data(struct mrc_qp *qp, struct mrc_tx_pkt *e, u32 psn,
 	 * and the value is kept: a timeout names it.
 	 */
 	e->ev = mrc_peer_entropy(qp, true);
+	mrc_qp_mon(qp, flags & MRC_BTH_RETX ? MRC_MON_DATA_RTX : MRC_MON_DATA_TX,
+		   e->ev, psn);
 	skb = mrc_build_data(qp, e, psn, flags);
 	mrc_qp_stat_inc(qp, MRC_STAT_TX_DATA_PACKETS);
 	/* No memory: the packet counts as sent and is lost; recovery
@@ -715,6 +717,9 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		mrc_rx_probe_resp(qp, h);
 		return;
 	}
+	mrc_qp_mon(qp, h->opcode == MRC_OP_ACK ? MRC_MON_ACK_RX :
+		   h->opcode == MRC_OP_SACK ? MRC_MON_SACK_RX : MRC_MON_NACK_RX,
+		   h->entropy, h->psn);
 	if (!qp->tx_epoch || h->epoch != qp->tx_epoch ||
 	    qp->state != MRC_QP_STATE_OPEN) {
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_OUT_OF_WINDOW);

@@ -37,6 +37,15 @@
  *            state every queue pair to one remote address shares), each
  *            an MRC_A_PEER nest of MRC_PEER_A_* attributes.
  *
+ * MRC_CMD_MONITOR (notification, multicast group MRC_MCGRP_MONITOR)
+ *   Never requested: while some socket of the netns listens to the group,
+ *   each packet event (enum mrc_mon_event) is sent to it as one message
+ *   holding an MRC_A_MON nest of MRC_MON_A_* attributes, the spec's
+ *   mrc-monitor record.  At most MRC_MON_PER_SEC a second per netns; the
+ *   rest, and whatever a full listener misses, is counted in
+ *   MRC_STAT_MONITOR_DROPS, never waited for.  The same events are the
+ *   tracepoint mrc:mrc_pkt.
+ *
  * Configuration attributes (all NLA_U32; the names in brackets are the
  * spec's attribute names and the CLI's keys):
  *
@@ -90,6 +99,10 @@
 
 #define MRC_GENL_NAME		"mrc"
 #define MRC_GENL_VERSION	1
+/* The multicast group of monitor events. */
+#define MRC_MCGRP_MONITOR	"monitor"
+/* Monitor events a namespace sends per second at most. */
+#define MRC_MON_PER_SEC		20000
 
 /* The UDP destination port of every mrc packet. */
 #define MRC_UDP_PORT		4791
@@ -122,6 +135,7 @@ enum mrc_cmd {
 	MRC_CMD_STATS_GET,
 	MRC_CMD_QP_GET,
 	MRC_CMD_PEER_GET,
+	MRC_CMD_MONITOR,
 
 	__MRC_CMD_MAX,
 };
@@ -150,6 +164,7 @@ enum mrc_attr {
 	MRC_A_RETRY_LIMIT,
 	MRC_A_QP,
 	MRC_A_PEER,
+	MRC_A_MON,
 
 	__MRC_A_MAX,
 };
@@ -213,6 +228,11 @@ enum mrc_stat {
 	MRC_STAT_EV_RESTORED,		/* ... back by a probe's response */
 	MRC_STAT_PEER_OPENED,		/* destination states created */
 	MRC_STAT_PEER_CLOSED,		/* ... freed, their last QP closed */
+	MRC_STAT_MONITOR_EVENTS,	/* events sent to monitor listeners */
+	MRC_STAT_MONITOR_DROPS,		/* ... not sent: over the rate limit,
+					 * no memory, or a listener's buffer
+					 * full
+					 */
 
 	__MRC_STAT_MAX,
 };
@@ -286,6 +306,50 @@ enum mrc_peer_attr {
 };
 
 #define MRC_PEER_A_MAX (__MRC_PEER_A_MAX - 1)
+
+/* Packet events, in MRC_MON_A_EVENT and the mrc_pkt tracepoint. */
+enum mrc_mon_event {
+	MRC_MON_DATA_TX,		/* a data packet's first transmission */
+	MRC_MON_DATA_RTX,		/* ... a retransmission */
+	MRC_MON_DATA_RX,		/* ... accepted (placed) */
+	MRC_MON_ACK_TX,
+	MRC_MON_ACK_RX,
+	MRC_MON_SACK_TX,
+	MRC_MON_SACK_RX,
+	MRC_MON_NACK_TX,
+	MRC_MON_NACK_RX,
+	MRC_MON_PROBE_TX,
+	MRC_MON_PROBE_RX,
+	MRC_MON_PROBE_RESP_TX,
+	MRC_MON_PROBE_RESP_RX,
+
+	__MRC_MON_MAX,
+};
+
+/* Attributes in an MRC_A_MON nest. */
+enum mrc_mon_attr {
+	MRC_MON_A_UNSPEC,
+	MRC_MON_A_PAD,
+	MRC_MON_A_EVENT,		/* u32: enum mrc_mon_event */
+	MRC_MON_A_QPN,			/* u32: the local queue pair */
+	MRC_MON_A_EV,			/* u16: the entropy value: sent on
+					 * (data, ACK, probe), carried back
+					 * (SACK, NACK, probe response sent),
+					 * or the UDP source port received
+					 */
+	MRC_MON_A_PSN,			/* u32: the PSN (data; the cumulative
+					 * PSN of an ACK or SACK; a NACK's);
+					 * probe events: the probe number
+					 */
+	MRC_MON_A_ADDR,			/* binary: the remote address, 4 or
+					 * 16 bytes
+					 */
+	MRC_MON_A_TIME_NS,		/* u64: CLOCK_MONOTONIC */
+
+	__MRC_MON_A_MAX,
+};
+
+#define MRC_MON_A_MAX (__MRC_MON_A_MAX - 1)
 
 /* The state of one entropy value, in struct mrc_peer_value. */
 enum mrc_ev_state {
