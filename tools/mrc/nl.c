@@ -271,22 +271,61 @@ int mrc_nl_report(const struct mrc_nl_err *e, const char *what,
 	return MRC_EXIT_KERNEL;
 }
 
+/*
+ * One entry of CTRL_ATTR_MCAST_GROUPS: keep the id of "monitor".  An
+ * entry that does not parse is no group, rather than a failure of every
+ * command: only monitor needs one.
+ */
+static int mrc_nl_mcgrp_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr *tb[CTRL_ATTR_MCAST_GRP_MAX + 1] = { NULL };
+	const struct nlattr *a, *name, *id;
+	struct mrc_nl *nl = data;
+
+	if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
+		return MNL_CB_OK;
+	mnl_attr_for_each_nested(a, attr) {
+		uint16_t type = mnl_attr_get_type(a);
+
+		if ((type == CTRL_ATTR_MCAST_GRP_NAME &&
+		     mnl_attr_validate(a, MNL_TYPE_NUL_STRING) == 0) ||
+		    (type == CTRL_ATTR_MCAST_GRP_ID &&
+		     mnl_attr_validate(a, MNL_TYPE_U32) == 0))
+			tb[type] = a;
+	}
+	name = tb[CTRL_ATTR_MCAST_GRP_NAME];
+	id = tb[CTRL_ATTR_MCAST_GRP_ID];
+	if (name && id && !strcmp(mnl_attr_get_str(name), MRC_MCGRP_MONITOR))
+		nl->mcgrp_monitor = mnl_attr_get_u32(id);
+	return MNL_CB_OK;
+}
+
+/* The family's id and, if it has one, its "monitor" group's id. */
 static int mrc_nl_family_cb(const struct nlmsghdr *nlh, void *data)
 {
+	struct mrc_nl *nl = data;
 	struct nlattr *attr;
-	uint16_t *family = data;
 
 	mnl_attr_for_each(attr, nlh, sizeof(struct genlmsghdr)) {
-		if (mnl_attr_get_type(attr) != CTRL_ATTR_FAMILY_ID)
-			continue;
-		if (mnl_attr_validate(attr, MNL_TYPE_U16) < 0)
-			return MNL_CB_ERROR;
-		*family = mnl_attr_get_u16(attr);
+		switch (mnl_attr_get_type(attr)) {
+		case CTRL_ATTR_FAMILY_ID:
+			if (mnl_attr_validate(attr, MNL_TYPE_U16) < 0)
+				return MNL_CB_ERROR;
+			nl->family = mnl_attr_get_u16(attr);
+			break;
+		case CTRL_ATTR_MCAST_GROUPS:
+			if (mnl_attr_validate(attr, MNL_TYPE_NESTED) == 0)
+				mnl_attr_parse_nested(attr, mrc_nl_mcgrp_cb, nl);
+			break;
+		}
 	}
 	return MNL_CB_OK;
 }
 
-/* Find the id of the "mrc" family, the kernel loading mrc.ko if it can. */
+/*
+ * Find the id of the "mrc" family, the kernel loading mrc.ko if it can,
+ * and the id of its multicast group "monitor".
+ */
 static int mrc_nl_resolve(struct mrc_nl *nl)
 {
 	struct nlmsghdr *req;
@@ -295,7 +334,8 @@ static int mrc_nl_resolve(struct mrc_nl *nl)
 	req = mrc_nl_put_header(nl, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1);
 	mnl_attr_put_strz(req, CTRL_ATTR_FAMILY_NAME, MRC_GENL_NAME);
 	nl->family = 0;
-	if (mrc_nl_talk(nl, req, mrc_nl_family_cb, &nl->family, &e) < 0) {
+	nl->mcgrp_monitor = 0;
+	if (mrc_nl_talk(nl, req, mrc_nl_family_cb, nl, &e) < 0) {
 		if (e.err == ENOENT) {
 			fprintf(stderr,
 				"mrc: the mrc module is not loaded (generic netlink family \"%s\" not found)\n",

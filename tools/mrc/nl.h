@@ -16,6 +16,7 @@ struct mrc_nl {
 	unsigned int portid;
 	unsigned int seq;
 	uint16_t family;	/* generic netlink id of "mrc" */
+	uint32_t mcgrp_monitor;	/* id of its group "monitor", 0 if none */
 	char req[MRC_NL_BUF_SIZE] __attribute__((aligned(8)));
 	char buf[MRC_NL_BUF_SIZE] __attribute__((aligned(8)));
 };
