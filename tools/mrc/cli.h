@@ -30,6 +30,7 @@ int mrc_cmd_config(int argc, char **argv, const struct mrc_opts *opts);
 int mrc_cmd_stats(int argc, char **argv, const struct mrc_opts *opts);
 int mrc_cmd_qp(int argc, char **argv, const struct mrc_opts *opts);
 int mrc_cmd_peer(int argc, char **argv, const struct mrc_opts *opts);
+int mrc_cmd_monitor(int argc, char **argv, const struct mrc_opts *opts);
 void mrc_help(void);
 
 #endif /* _MRC_CLI_H */

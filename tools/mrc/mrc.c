@@ -87,6 +87,7 @@ void mrc_help(void)
 	      "       mrc [ OPTIONS ] stats [ show ]\n"
 	      "       mrc [ OPTIONS ] qp [ show ]\n"
 	      "       mrc [ OPTIONS ] peer [ show [ ADDR ] ]\n"
+	      "       mrc [ OPTIONS ] monitor [ -c COUNT ]\n"
 	      "       mrc help\n"
 	      "OPTIONS := { -j[son] | -p[retty] | -s[tats] | -h[elp] | -V[ersion] }\n",
 	      stdout);
@@ -98,7 +99,9 @@ void mrc_help(void)
 	      "  starting-port-offset + 2^entropy-mask-bits - 1 <= 65535.\n"
 	      "qp show prints the counters of a queue pair that are not zero,\n"
 	      "all of them with -s; peer show the probes of every entropy value\n"
-	      "with -s.  See mrc(8).\n", stdout);
+	      "with -s.  monitor prints packet events as they happen, one a\n"
+	      "line (JSON Lines with -j), until COUNT events or a signal.\n"
+	      "See mrc(8).\n", stdout);
 }
 
 static void mrc_version(void)
@@ -175,6 +178,8 @@ int main(int argc, char **argv)
 		return mrc_cmd_qp(argc - 1, argv + 1, &opts);
 	if (mrc_matches(argv[0], "peer"))
 		return mrc_cmd_peer(argc - 1, argv + 1, &opts);
+	if (mrc_matches(argv[0], "monitor"))
+		return mrc_cmd_monitor(argc - 1, argv + 1, &opts);
 	if (mrc_matches(argv[0], "help")) {
 		mrc_help();
 		return MRC_EXIT_OK;
