@@ -31,15 +31,27 @@
  *   peerbad	the first destination's MRC_PEER_A_VALUES is one byte short
  *		of a whole number of struct mrc_peer_value
  *   peerintr	the first dump of the process is flagged NLM_F_DUMP_INTR
+ *   (ok)	the family has two multicast groups, "other" and "monitor";
+ *		a socket that joins "monitor" reads the events of
+ *		fake_mon_script[], one an ENOBUFS, then gets SIGINT
+ *   monsig	SIGTERM comes with the third event, the rest still queued
+ *   nomon	a module without the group: only "other"
+ *   monjoin	joining the group fails with EPERM
+ *   monbad	the first event's address is 5 bytes long
  * MRC_FAKE_DUMP names a file to append each request's genl command and
- * attributes to.  MRC_FAKE_STATE names a file that keeps the configuration
+ * attributes to, and the groups joined and left and the socket options
+ * set on the socket's fd.  MRC_FAKE_STATE names a file that keeps the configuration
  * from one run to the next ("ATTR VALUE" lines); without it, or with the
  * file absent, the configuration is the defaults.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <arpa/inet.h>
 #include <sys/socket.h>
 #include <libmnl/libmnl.h>
@@ -52,6 +64,8 @@
 #define FAKE_FAMILY	0x42
 #define FAKE_PORTID	4242
 #define FAKE_MAX_READS	32
+#define FAKE_MCGRP_OTHER	6
+#define FAKE_MCGRP_MON	7
 
 static struct mnl_socket *fake_sock = (struct mnl_socket *)&fake_sock;
 static char fake_out[16384] __attribute__((aligned(8)));
@@ -87,10 +101,95 @@ unsigned int mnl_socket_get_portid(const struct mnl_socket *nl)
 	return FAKE_PORTID;
 }
 
+/* Append a line to MRC_FAKE_DUMP. */
+static void fake_log(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+static void fake_log(const char *fmt, ...)
+{
+	const char *path = getenv("MRC_FAKE_DUMP");
+	va_list ap;
+	FILE *f;
+
+	f = path ? fopen(path, "a") : NULL;
+	if (!f)
+		return;
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	fclose(f);
+}
+
+/* The monitor group: joined, and where its events are. */
+static int fake_mon_joined;
+static int fake_mon_started;
+
 int mnl_socket_setsockopt(const struct mnl_socket *nl, int type, void *buf,
 			  socklen_t len)
 {
-	(void)nl; (void)type; (void)buf; (void)len;
+	uint32_t grp;
+
+	(void)nl;
+	if (type != NETLINK_ADD_MEMBERSHIP && type != NETLINK_DROP_MEMBERSHIP)
+		return 0;
+	if (len != sizeof(grp)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(&grp, buf, sizeof(grp));
+	fake_log("%s %u", type == NETLINK_ADD_MEMBERSHIP ? "join" : "leave",
+		 grp);
+	if (type == NETLINK_DROP_MEMBERSHIP) {
+		fake_mon_joined = 0;
+		return 0;
+	}
+	if (!strcmp(fake_mode(), "monjoin")) {
+		errno = EPERM;
+		return -1;
+	}
+	if (grp != FAKE_MCGRP_MON && grp != FAKE_MCGRP_OTHER) {
+		errno = EINVAL;
+		return -1;
+	}
+	fake_mon_joined = grp == FAKE_MCGRP_MON;
+	fake_mon_started |= fake_mon_joined;
+	return 0;
+}
+
+/*
+ * The socket's fd: /dev/null, always ready to read, so that poll() and
+ * fcntl() work on it.
+ */
+static int fake_fd = -1;
+
+int mnl_socket_get_fd(const struct mnl_socket *nl)
+{
+	(void)nl;
+	if (fake_fd < 0)
+		fake_fd = open("/dev/null", O_RDONLY);
+	return fake_fd;
+}
+
+/* The socket options mrc sets on that fd itself: SO_RCVBUF(FORCE). */
+int setsockopt(int fd, int level, int optname, const void *optval,
+	       socklen_t optlen)
+{
+	int val = 0;
+
+	if (fd != fake_fd || level != SOL_SOCKET ||
+	    (optname != SO_RCVBUF && optname != SO_RCVBUFFORCE)) {
+		errno = ENOTSOCK;
+		return -1;
+	}
+	if (optlen == sizeof(val))
+		memcpy(&val, optval, sizeof(val));
+	fake_log("%s %d", optname == SO_RCVBUF ? "SO_RCVBUF" :
+		 "SO_RCVBUFFORCE", val);
+	/* As for a user without CAP_NET_ADMIN. */
+	if (optname == SO_RCVBUFFORCE) {
+		errno = EPERM;
+		return -1;
+	}
 	return 0;
 }
 
@@ -165,10 +264,29 @@ static void fake_ack(const struct nlmsghdr *req, int error, const char *msg,
 	fake_done(nlh);
 }
 
+static void fill_mcgrp(struct nlmsghdr *nlh, uint16_t i, const char *name,
+		       uint32_t id)
+{
+	struct nlattr *grp = mnl_attr_nest_start(nlh, i);
+
+	mnl_attr_put_strz(nlh, CTRL_ATTR_MCAST_GRP_NAME, name);
+	mnl_attr_put_u32(nlh, CTRL_ATTR_MCAST_GRP_ID, id);
+	mnl_attr_nest_end(nlh, grp);
+}
+
+/* As genetlink's: name, id, then the groups, "other" before "monitor". */
 static void fill_family(struct nlmsghdr *nlh)
 {
+	struct nlattr *grps;
+
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, MRC_GENL_NAME);
 	mnl_attr_put_u16(nlh, CTRL_ATTR_FAMILY_ID, FAKE_FAMILY);
+	mnl_attr_put_u32(nlh, CTRL_ATTR_VERSION, MRC_GENL_VERSION);
+	grps = mnl_attr_nest_start(nlh, CTRL_ATTR_MCAST_GROUPS);
+	fill_mcgrp(nlh, 1, "other", FAKE_MCGRP_OTHER);
+	if (strcmp(fake_mode(), "nomon"))
+		fill_mcgrp(nlh, 2, MRC_MCGRP_MONITOR, FAKE_MCGRP_MON);
+	mnl_attr_nest_end(nlh, grps);
 }
 
 /* The configuration: the defaults, then what MRC_FAKE_STATE holds. */
@@ -640,6 +758,135 @@ ssize_t mnl_socket_sendto(const struct mnl_socket *nl, const void *buf,
 }
 
 /*
+ * The events a monitor socket reads, in order.  Events 0 and 1 come in
+ * one read; an ENOBUFS comes after event 2 (events lost); a message of
+ * another command, and one without MRC_A_MON, are to be skipped.  Event
+ * 5 is older than event 0, as one of another CPU may be.
+ */
+enum fake_mon_step {
+	FAKE_MON_EVENT,
+	FAKE_MON_ENOBUFS,
+	FAKE_MON_OTHER_CMD,
+	FAKE_MON_NO_NEST,
+};
+
+static const struct fake_mon_ev {
+	enum fake_mon_step step;
+	int join;		/* read with the step before */
+	uint32_t event, qpn;
+	uint16_t ev;
+	uint32_t psn;
+	const char *addr;
+	uint64_t time_ns;
+	int unknown_attr;	/* a newer kernel's attribute in the nest */
+} fake_mon_script[] = {
+	{ FAKE_MON_EVENT, 0, MRC_MON_DATA_TX, 1, 300, 1000, "192.0.2.1",
+	  5000000000ULL, 0 },
+	{ FAKE_MON_EVENT, 1, MRC_MON_SACK_RX, 1, 301, 990, "192.0.2.1",
+	  5000001500ULL, 0 },
+	{ FAKE_MON_EVENT, 0, MRC_MON_PROBE_RESP_RX, 2, 257, 12, "2001:db8::2",
+	  5000250000ULL, 1 },
+	{ FAKE_MON_ENOBUFS, 0, 0, 0, 0, 0, NULL, 0, 0 },
+	{ FAKE_MON_EVENT, 0, 99, 2, 258, 7, "2001:db8::2", 5001000000ULL, 0 },
+	{ FAKE_MON_OTHER_CMD, 0, 0, 0, 0, 0, NULL, 0, 0 },
+	{ FAKE_MON_NO_NEST, 0, 0, 0, 0, 0, NULL, 0, 0 },
+	{ FAKE_MON_EVENT, 0, MRC_MON_DATA_RX, 3, 49152, 0, "10.0.2.9",
+	  4999999000ULL, 0 },
+	{ FAKE_MON_EVENT, 0, MRC_MON_NACK_TX, 1, 302, 16777215, "192.0.2.1",
+	  6234567890ULL, 0 },
+};
+
+static size_t fake_mon_pos;
+/* Reads after the script's end: a loop that never ends is stopped. */
+static unsigned int fake_mon_idle;
+
+/* A notification: no sequence number, port id 0, as genetlink sends. */
+static void fake_mon_msg(const struct fake_mon_ev *s)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(fake_out + fake_out_len);
+	struct genlmsghdr *genl;
+	unsigned char addr[16];
+	struct nlattr *nest;
+	uint16_t family;
+
+	nlh->nlmsg_type = FAKE_FAMILY;
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = s->step == FAKE_MON_OTHER_CMD ? MRC_CMD_MONITOR + 9 :
+		    MRC_CMD_MONITOR;
+	genl->version = MRC_GENL_VERSION;
+	/* An attribute of a newer kernel, outside the nest: ignored. */
+	mnl_attr_put_u32(nlh, 200, 99);
+	if (s->step == FAKE_MON_EVENT || s->step == FAKE_MON_OTHER_CMD) {
+		nest = mnl_attr_nest_start(nlh, MRC_A_MON);
+		mnl_attr_put_u32(nlh, MRC_MON_A_EVENT, s->event);
+		mnl_attr_put_u32(nlh, MRC_MON_A_QPN, s->qpn);
+		mnl_attr_put_u16(nlh, MRC_MON_A_EV, s->ev);
+		mnl_attr_put_u32(nlh, MRC_MON_A_PSN, s->psn);
+		if (s->addr && !strcmp(fake_mode(), "monbad")) {
+			mnl_attr_put(nlh, MRC_MON_A_ADDR, 5, "12345");
+		} else if (s->addr) {
+			family = strchr(s->addr, ':') ? AF_INET6 : AF_INET;
+			inet_pton(family, s->addr, addr);
+			mnl_attr_put(nlh, MRC_MON_A_ADDR,
+				     family == AF_INET ? 4 : 16, addr);
+		}
+		/* Padding before a u64, as nla_put_u64_64bit() may put it. */
+		mnl_attr_put(nlh, MRC_MON_A_PAD, 0, NULL);
+		mnl_attr_put_u64(nlh, MRC_MON_A_TIME_NS, s->time_ns);
+		if (s->unknown_attr)
+			mnl_attr_put_u32(nlh, MRC_MON_A_MAX + 4, 42);
+		mnl_attr_nest_end(nlh, nest);
+	}
+	fake_end(nlh, s->join);
+}
+
+/*
+ * A monitor socket's next read: the script's next step; at its end
+ * SIGINT (as a user's ^C), and EAGAIN while mrc waits for it.  Under
+ * monsig SIGTERM comes with the third event instead: what follows was
+ * queued before it, and is read after the group is left.
+ */
+static ssize_t fake_mon_recv(void *buf, size_t size)
+{
+	const struct fake_mon_ev *s;
+	size_t len;
+
+	if (fake_mon_pos >= ARRAY_SIZE(fake_mon_script)) {
+		if (fake_mon_idle++ > 100) {
+			fputs("fake: monitor: mrc never stopped\n", stderr);
+			_exit(97);
+		}
+		if (fake_mon_idle == 1 && strcmp(fake_mode(), "monsig"))
+			raise(SIGINT);
+		errno = EAGAIN;
+		return -1;
+	}
+	s = &fake_mon_script[fake_mon_pos];
+	if (s->step == FAKE_MON_ENOBUFS) {
+		fake_mon_pos++;
+		errno = ENOBUFS;
+		return -1;
+	}
+	fake_out_len = 0;
+	fake_nr_reads = 0;
+	do
+		fake_mon_msg(&fake_mon_script[fake_mon_pos++]);
+	while (fake_mon_pos < ARRAY_SIZE(fake_mon_script) &&
+	       fake_mon_script[fake_mon_pos].join);
+	if (fake_mon_pos == 3 && !strcmp(fake_mode(), "monsig"))
+		raise(SIGTERM);
+	len = fake_out_len;
+	if (len > size) {
+		errno = ENOSPC;
+		return -1;
+	}
+	memcpy(buf, fake_out, len);
+	fake_out_len = 0;
+	fake_nr_reads = 0;
+	return (ssize_t)len;
+}
+
+/*
  * Hand out the answer in the reads fake_end() made: the reply and the
  * ack separately, as the kernel may; a dump's messages one or several at
  * a time.
@@ -650,6 +897,8 @@ ssize_t mnl_socket_recvfrom(const struct mnl_socket *nl, void *buf,
 	size_t len;
 
 	(void)nl;
+	if (fake_mon_started && !fake_out_len)
+		return fake_mon_recv(buf, size);
 	if (!fake_out_len || !fake_nr_reads) {
 		errno = EAGAIN;
 		return -1;

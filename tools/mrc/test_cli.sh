@@ -493,6 +493,102 @@ lines out 31 "peer: one interrupted dump"
 [ "$(grep -c "^cmd 5 " "$tmp/dump")" -eq 2 ] ||
 	bad "peer: one interrupted dump: $(grep -c "^cmd 5 " "$tmp/dump") dumps, not 2"
 
+# --- monitor: the events of the group, as they come ----------------------
+
+# The fake's events: two in one read, an ENOBUFS, an unknown event, a
+# message of another command and one without a nest (skipped), an event
+# older than the first; then SIGINT.
+rm -f "$tmp/dump"
+run ok monitor
+expect_out 0 "monitor" <<'END'
+0.000000 data_tx qpn 1 ev 300 psn 1000 addr 192.0.2.1
+0.000001 sack_rx qpn 1 ev 301 psn 990 addr 192.0.2.1
+0.000250 probe_resp_rx qpn 2 ev 257 psn 12 addr 2001:db8::2
+0.001000 event-99 qpn 2 ev 258 psn 7 addr 2001:db8::2
+-0.000001 data_rx qpn 3 ev 49152 psn 0 addr 10.0.2.9
+1.234567 nack_tx qpn 1 ev 302 psn 16777215 addr 192.0.2.1
+END
+[ "$(cat "$tmp/err")" = "mrc: monitor: events lost (receive buffer full)" ] ||
+	bad "monitor: stderr"
+# A big buffer (forced if allowed), the group "monitor" (not "other")
+# joined, left at the signal; no request to the family.
+printf '%s\n' "SO_RCVBUFFORCE 4194304" "SO_RCVBUF 4194304" "join 7" "leave 7" |
+	cmp -s - "$tmp/dump" || bad "monitor: sent $(cat "$tmp/dump")"
+
+run ok -j monitor
+expect_out 0 "monitor -j" <<'END'
+{"time_ns":5000000000,"event":"data_tx","qpn":1,"ev":300,"psn":1000,"address":"192.0.2.1"}
+{"time_ns":5000001500,"event":"sack_rx","qpn":1,"ev":301,"psn":990,"address":"192.0.2.1"}
+{"time_ns":5000250000,"event":"probe_resp_rx","qpn":2,"ev":257,"psn":12,"address":"2001:db8::2"}
+{"time_ns":5001000000,"event":"event-99","qpn":2,"ev":258,"psn":7,"address":"2001:db8::2"}
+{"time_ns":4999999000,"event":"data_rx","qpn":3,"ev":49152,"psn":0,"address":"10.0.2.9"}
+{"time_ns":6234567890,"event":"nack_tx","qpn":1,"ev":302,"psn":16777215,"address":"192.0.2.1"}
+END
+expect 0 err "mrc: monitor: events lost (receive buffer full)" "monitor -j"
+if command -v python3 >/dev/null; then
+	python3 -c 'import json, sys
+for l in sys.stdin:
+    j = json.loads(l)
+    assert list(j) == ["time_ns", "event", "qpn", "ev", "psn", "address"]
+    assert all(type(j[k]) is int for k in ("time_ns", "qpn", "ev", "psn"))' \
+		<"$tmp/out" || bad "monitor -j: not JSON Lines"
+fi
+# -p does not make an object span lines.
+run ok -j -p monitor
+lines out 6 "monitor -j -p"
+
+# -c: COUNT events, then exit; the note of events lost on the way.
+run ok monitor -c 2
+expect_out 0 "monitor -c 2" <<'END'
+0.000000 data_tx qpn 1 ev 300 psn 1000 addr 192.0.2.1
+0.000001 sack_rx qpn 1 ev 301 psn 990 addr 192.0.2.1
+END
+[ -s "$tmp/err" ] && bad "monitor -c 2: wrote to stderr"
+run ok -j mon --count 4
+lines out 4 "monitor --count 4"
+expect 0 out '"event":"event-99"' "monitor --count 4"
+expect 0 err "events lost" "monitor --count 4"
+run ok monitor -c 100
+lines out 6 "monitor -c 100, SIGINT first"
+
+# SIGTERM while events are queued: they are printed, after leaving.
+rm -f "$tmp/dump"
+run monsig monitor
+lines out 6 "monitor, SIGTERM"
+expect 0 out "1.234567 nack_tx qpn 1 ev 302 psn 16777215 addr 192.0.2.1" \
+	"monitor, SIGTERM"
+[ "$(tail -n 1 "$tmp/dump")" = "leave 7" ] ||
+	bad "monitor, SIGTERM: sent $(cat "$tmp/dump")"
+
+# Errors: no group, joining refused, a malformed event, no module.
+run nomon monitor
+[ "$(cat "$tmp/err")" = "mrc: monitor: the kernel's mrc has no monitor group" ] ||
+	bad "monitor: no group: stderr"
+expect 2 err "no monitor group" "monitor: no group"
+[ -s "$tmp/out" ] && bad "monitor: no group: wrote to stdout"
+run monjoin monitor
+expect 2 err "mrc: monitor: joining the monitor group: Operation not permitted" \
+	"monitor: join refused"
+run monbad monitor
+expect 2 err "mrc: monitor: reading the events: Bad message" \
+	"monitor: 5-byte address"
+[ -s "$tmp/out" ] && bad "monitor: 5-byte address: wrote to stdout"
+run nofamily monitor
+expect 3 err 'mrc: the mrc module is not loaded' "monitor: no family"
+
+# Usage errors never reach the kernel.
+rm -f "$tmp/dump"
+run ok monitor -c 0
+expect 1 err 'invalid count "0": expected an integer in 1..4294967295' \
+	"monitor -c 0"
+run ok monitor -c 4294967296
+expect 1 err 'invalid count "4294967296"' "monitor -c overflow"
+run ok monitor -c
+expect 1 err 'missing value for -c' "monitor -c"
+run ok monitor now
+expect 1 err 'unexpected argument "now"' "monitor: extra argument"
+[ -e "$tmp/dump" ] && bad "monitor usage errors: sent $(cat "$tmp/dump")"
+
 run ok --help
 expect 0 out "sack-loss-min-retx-pkts SACKLossMinRetxPkts    1..65535 packets" \
 	"help"
@@ -502,6 +598,7 @@ expect 0 out "retry-limit             RetryLimit             1..255             
 	"help"
 expect 0 out "mrc [ OPTIONS ] qp [ show ]" "help"
 expect 0 out "mrc [ OPTIONS ] peer [ show [ ADDR ] ]" "help"
+expect 0 out "mrc [ OPTIONS ] monitor [ -c COUNT ]" "help"
 run ok -V
 expect 0 out "mrc utility, version" "version"
 
