@@ -717,14 +717,14 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		mrc_rx_probe_resp(qp, h);
 		return;
 	}
-	mrc_qp_mon(qp, h->opcode == MRC_OP_ACK ? MRC_MON_ACK_RX :
-		   h->opcode == MRC_OP_SACK ? MRC_MON_SACK_RX : MRC_MON_NACK_RX,
-		   h->entropy, h->psn);
 	if (!qp->tx_epoch || h->epoch != qp->tx_epoch ||
 	    qp->state != MRC_QP_STATE_OPEN) {
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_OUT_OF_WINDOW);
 		return;
 	}
+	mrc_qp_mon(qp, h->opcode == MRC_OP_ACK ? MRC_MON_ACK_RX :
+		   h->opcode == MRC_OP_SACK ? MRC_MON_SACK_RX : MRC_MON_NACK_RX,
+		   h->entropy, h->psn);
 	rcu_read_lock();
 	c = mrc_cfg(qp->mn);
 	cfg = *c;
