@@ -139,7 +139,8 @@ peer_json() {
 
 # --- transfers -------------------------------------------------------------
 
-# xfer ARGS...: mrcperf from h1 to h2 (server -1 on a new port); sets
+# xfer ARGS...: mrcperf from h1 to h2 (server -1 on a new port, with
+# $XFER_SRV_ARGS); sets
 # XFER_RC, XFER_SRV_RC, XFER_OUT, XFER_SOUT, and PEER: h1's last view of
 # the destination's state while the client ran or just after (a closed
 # socket's queue pairs, and with them the state, go soon after).
@@ -148,8 +149,9 @@ xfer() {
 
 	PORT=$((PORT + 1))
 	PEER=
+	# shellcheck disable=SC2086 # options, split on purpose
 	ip netns exec "$H2" "$MRCPERF" server -p "$PORT" -1 -j \
-		>"$T/srv.out" 2>"$T/srv.err" &
+		${XFER_SRV_ARGS:-} >"$T/srv.out" 2>"$T/srv.err" &
 	pid=$!
 	if ! mrc_wait_bound "$pid" "$PORT" 20; then
 		mrc_kill_pid "$pid"

@@ -252,20 +252,22 @@ void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
  * @qp: the queue pair it was sent for, locked, not dead
  * @h: the response
  *
- * Only the answer to a recent probe on a value assumed bad counts: its
- * number must be at most MRC_PROBE_ID_WINDOW before that of the last
- * probe sent on the value (a round trip may outlast several periods, so
- * the last probe is not always the one answered), and a response to no
- * such probe brings nothing back.  The value returns to the rotation;
- * the answer to the last probe also gives a round trip, timed from that
- * probe's own send time less the receiver's service time, which may
- * lower the base RTT.
+ * Only the answer to a recent probe counts: its value must have been
+ * probed, and its number be at most MRC_PROBE_ID_WINDOW before that of
+ * the last probe sent on the value (a round trip may outlast several
+ * periods, so the last probe is not always the one answered); a response
+ * to no such probe is dropped and brings nothing back.  A value assumed
+ * bad returns to the rotation; one already back (an earlier probe on it
+ * was answered first) stays as it is.  The answer to the last probe also
+ * gives a round trip, timed from that probe's own send time less the
+ * receiver's service time, which may lower the base RTT.
  */
 void mrc_rx_probe_resp(struct mrc_qp *qp, const struct mrc_ack_hdr *h)
 {
 	struct mrc_peer *p = qp->peer;
 	u32 now = mrc_probe_now_us(), rtt = 0;
 	bool ours = false;
+	int restored = 0;
 	u16 i;
 
 	if (!p || p->spraying != MRC_SPRAYING_DEFAULT) {
@@ -274,11 +276,10 @@ void mrc_rx_probe_resp(struct mrc_qp *qp, const struct mrc_ack_hdr *h)
 	}
 	spin_lock(&p->lock);
 	i = mrc_spray_index(&p->spray, h->entropy);
-	if (i != MRC_SPRAY_NONE && p->spray.flags[i] & MRC_EV_BAD &&
-	    p->probes_tx[i] &&
+	if (i != MRC_SPRAY_NONE && p->probes_tx[i] &&
 	    (u16)(p->probe_id[i] - (u16)h->acked_off) < MRC_PROBE_ID_WINDOW) {
 		ours = true;
-		mrc_spray_restore(&p->spray, h->entropy);
+		restored = mrc_spray_restore(&p->spray, h->entropy);
 		p->probes_rx[i]++;
 		p->nr_probe_rx++;
 		if (p->probe_id[i] == (u16)h->acked_off) {
@@ -292,15 +293,14 @@ void mrc_rx_probe_resp(struct mrc_qp *qp, const struct mrc_ack_hdr *h)
 			p->base_rtt_us = rtt;
 	}
 	spin_unlock(&p->lock);
-	/* Stale (a later probe went out on the value, or it is back
-	 * already), or never asked for.
-	 */
+	/* An answer to no recent probe: stale, or never asked for. */
 	if (!ours) {
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_OUT_OF_WINDOW);
 		return;
 	}
 	mrc_qp_stat_inc(qp, MRC_STAT_PROBE_RESP_RX);
-	mrc_qp_stat_inc(qp, MRC_STAT_EV_RESTORED);
+	if (restored)
+		mrc_qp_stat_inc(qp, MRC_STAT_EV_RESTORED);
 	mrc_qp_mon(qp, MRC_MON_PROBE_RESP_RX, h->entropy, (u16)h->acked_off);
 	if (rtt && (!qp->base_rtt_us || rtt < qp->base_rtt_us))
 		qp->base_rtt_us = rtt;
