@@ -33,7 +33,7 @@
  *   peerintr	the first dump of the process is flagged NLM_F_DUMP_INTR
  *   (ok)	the family has two multicast groups, "other" and "monitor";
  *		a socket that joins "monitor" reads the events of
- *		fake_mon_script[], one an ENOBUFS, then gets SIGINT
+ *		fake_mon_script[], one an ENOBUFS, then gets SIGTERM
  *   monsig	SIGTERM comes with the third event, the rest still queued
  *   nomon	a module without the group: only "other"
  *   monjoin	joining the group fails with EPERM
@@ -842,7 +842,10 @@ static void fake_mon_msg(const struct fake_mon_ev *s)
 
 /*
  * A monitor socket's next read: the script's next step; at its end
- * SIGINT (as a user's ^C), and EAGAIN while mrc waits for it.  Under
+ * SIGTERM, and EAGAIN while mrc waits for it.  Not SIGINT: mrc keeps a
+ * signal that was ignored when it started ignored, as SIGINT is for a
+ * background job of a non-interactive shell, where make check may run.
+ * Under
  * monsig SIGTERM comes with the third event instead: what follows was
  * queued before it, and is read after the group is left.
  */
@@ -857,7 +860,7 @@ static ssize_t fake_mon_recv(void *buf, size_t size)
 			_exit(97);
 		}
 		if (fake_mon_idle == 1 && strcmp(fake_mode(), "monsig"))
-			raise(SIGINT);
+			raise(SIGTERM);
 		errno = EAGAIN;
 		return -1;
 	}

@@ -497,7 +497,7 @@ lines out 31 "peer: one interrupted dump"
 
 # The fake's events: two in one read, an ENOBUFS, an unknown event, a
 # message of another command and one without a nest (skipped), an event
-# older than the first; then SIGINT.
+# older than the first; then SIGTERM.
 rm -f "$tmp/dump"
 run ok monitor
 expect_out 0 "monitor" <<'END'
@@ -549,7 +549,7 @@ lines out 4 "monitor --count 4"
 expect 0 out '"event":"event-99"' "monitor --count 4"
 expect 0 err "events lost" "monitor --count 4"
 run ok monitor -c 100
-lines out 6 "monitor -c 100, SIGINT first"
+lines out 6 "monitor -c 100, SIGTERM first"
 
 # SIGTERM while events are queued: they are printed, after leaving.
 rm -f "$tmp/dump"
