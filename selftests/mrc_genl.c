@@ -458,11 +458,14 @@ TEST_F(mrc, family)
 
 	ASSERT_EQ(0, family_get(self->fd, &fam));
 	EXPECT_EQ((__u32)MRC_GENL_VERSION, fam.version);
-	EXPECT_EQ(MRC_CMD_MAX, fam.nops);
+	/* Every command but MRC_CMD_MONITOR, a notification only. */
+	EXPECT_EQ(MRC_CMD_MAX - 1, fam.nops);
 	EXPECT_TRUE(fam.op_seen[MRC_CMD_CONFIG_GET]);
 	EXPECT_TRUE(fam.op_seen[MRC_CMD_CONFIG_SET]);
 	EXPECT_TRUE(fam.op_seen[MRC_CMD_STATS_GET]);
 	EXPECT_TRUE(fam.op_seen[MRC_CMD_QP_GET]);
+	EXPECT_TRUE(fam.op_seen[MRC_CMD_PEER_GET]);
+	EXPECT_FALSE(fam.op_seen[MRC_CMD_MONITOR]);
 	EXPECT_FALSE(fam.op_seen[MRC_CMD_MAX + 1]);
 	/* Only SET needs privilege, and in the netns's own user ns. */
 	EXPECT_EQ((__u32)GENL_UNS_ADMIN_PERM,

@@ -69,8 +69,6 @@ check_defaults() {
 	chk_eq "defaults: range" \
 		"$(jq -r '.[0].range | "\(.first)..\(.last)"' <<<"$pj")" \
 		"256..383"
-	chk_eq "defaults: spines used (of $NSPINES): ${SPREAD[*]:1}" \
-		"$(used_spines)" "$NSPINES"
 
 	# Every value its share: within one packet, plus one per value that
 	# went bad (a spurious timeout takes a value out for a probe's RTT).
@@ -95,7 +93,15 @@ check_defaults() {
 		exp[s]=$(( ${exp[s]:-0} + n ))
 		tot=$((tot + n))
 	done <<<"$vals"
-	local worst=0 d desc=""
+	# Every spine gets some of the 72 values (all but surely: a spine
+	# of 8 misses them all with odds (7/8)^72, 1 in 15,000), and
+	# carries their packets.
+	local worst=0 d desc="" nv=0
+	for ((i = 1; i <= NSPINES; i++)); do
+		[ "${exp[i]:-0}" -gt 0 ] && nv=$((nv + 1))
+	done
+	chk_eq "defaults: spines with active values (of $NSPINES)" "$nv" \
+		"$NSPINES"
 	for ((i = 1; i <= NSPINES; i++)); do
 		d=$((SPREAD[i] - ${exp[i]:-0}))
 		[ $d -lt 0 ] && d=$((-d))
