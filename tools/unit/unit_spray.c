@@ -289,6 +289,24 @@ TEST_F(spray, probe__bad_values_in_turn)
 	}
 }
 
+/* A probe not sent (its egress queue stopped) still took its value's
+ * turn: the rotation moves on, and the value comes up again k probes
+ * later, as if its probe had been lost.
+ */
+TEST_F(spray, probe__turn_not_taken_comes_back_after_k)
+{
+	int skipped, i;
+
+	init(self);
+	mrc_spray_mark_bad(&self->s, self->s.ev[10]);
+	mrc_spray_mark_bad(&self->s, self->s.ev[20]);
+	mrc_spray_mark_bad(&self->s, self->s.ev[30]);
+	skipped = mrc_spray_next_probe(&self->s);
+	for (i = 0; i < 2; i++)
+		EXPECT_NE(skipped, mrc_spray_next_probe(&self->s));
+	EXPECT_EQ(skipped, mrc_spray_next_probe(&self->s));
+}
+
 TEST_F(spray, range__top_of_port_space)
 {
 	int i;
