@@ -25,6 +25,10 @@
 /* Per-value flags. */
 #define MRC_EV_SKIP		0x01	/* marked: pass over once */
 #define MRC_EV_BAD		0x02	/* assumed bad: out of the rotation */
+/* A probe was numbered on it: answers to recent probes are taken.  Kept
+ * by the caller; the rotation ignores it.
+ */
+#define MRC_EV_PROBED		0x04
 
 /**
  * struct mrc_spray - the spraying state of one destination

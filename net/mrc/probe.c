@@ -118,18 +118,32 @@ static bool mrc_probe_next(struct mrc_peer *p, struct mrc_probe *pr)
 }
 
 /* Under @p's lock: number and time the probe about to be sent, so that
- * its answer is known for one (mrc_rx_probe_resp()).
+ * its answer is known for one (mrc_rx_probe_resp()).  Done before it is
+ * sent, as an answer may come back before the sender's next look at @p;
+ * it is counted only once sent (mrc_probe_sent()).
  */
 static void mrc_probe_stamp(struct mrc_peer *p, struct mrc_probe *pr)
 {
 	u16 i = mrc_spray_index(&p->spray, pr->ev);
 
-	p->probes_tx[i]++;
-	p->nr_probe_tx++;
+	p->spray.flags[i] |= MRC_EV_PROBED;
 	p->probe_id[i] = p->probe_seq++;
 	p->probe_us[i] = mrc_probe_now_us();
 	pr->h.id = p->probe_id[i];
 	pr->h.ts = (u16)p->probe_us[i];
+}
+
+/* Count a probe the IP layer took. */
+static void mrc_probe_sent(struct mrc_net *mn, struct mrc_peer *p,
+			   const struct mrc_probe *pr)
+{
+	spin_lock(&p->lock);
+	p->probes_tx[mrc_spray_index(&p->spray, pr->ev)]++;
+	p->nr_probe_tx++;
+	spin_unlock(&p->lock);
+	mrc_stat_inc(mn, MRC_STAT_PROBE_TX);
+	mrc_mon(mn, pr->qpn, MRC_MON_PROBE_TX, pr->ev, pr->h.id, &pr->daddr,
+		pr->family);
 }
 
 /* Whether every transmit queue of @dev is stopped, by its driver or by
@@ -238,6 +252,9 @@ static void mrc_probe_send(struct mrc_net *mn, struct mrc_peer *p,
 	mrc_probe_stamp(p, pr);
 	spin_unlock(&p->lock);
 
+	/* No memory is no drop reason of its own on the sending side:
+	 * tx_errors counts it, as for every packet mrc builds.
+	 */
 	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_PETH_LEN);
 	if (!skb) {
 		mrc_stat_inc(mn, MRC_STAT_TX_ERRORS);
@@ -245,10 +262,9 @@ static void mrc_probe_send(struct mrc_net *mn, struct mrc_peer *p,
 	}
 	skb_put(skb, mrc_put_probe_hdr(skb->data, &pr->h));
 	mrc_skb_set_sport(skb, pr->ev, INET_ECN_ECT_0);
-	mrc_stat_inc(mn, MRC_STAT_PROBE_TX);
-	mrc_mon(mn, pr->qpn, MRC_MON_PROBE_TX, pr->ev, pr->h.id, &pr->daddr,
-		pr->family);
-	mrc_xmit(mn, pr->family, &pr->daddr, skb);
+	/* Counted once the IP layer took it: mrc_xmit() counts a failure. */
+	if (!mrc_xmit(mn, pr->family, &pr->daddr, skb))
+		mrc_probe_sent(mn, p, pr);
 }
 
 /**
@@ -398,7 +414,7 @@ void mrc_rx_probe_resp(struct mrc_qp *qp, const struct mrc_ack_hdr *h)
 	}
 	spin_lock(&p->lock);
 	i = mrc_spray_index(&p->spray, h->entropy);
-	if (i != MRC_SPRAY_NONE && p->probes_tx[i] &&
+	if (i != MRC_SPRAY_NONE && p->spray.flags[i] & MRC_EV_PROBED &&
 	    (u16)(p->probe_id[i] - (u16)h->acked_off) < MRC_PROBE_ID_WINDOW) {
 		ours = true;
 		restored = mrc_spray_restore(&p->spray, h->entropy);
