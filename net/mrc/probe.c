@@ -127,10 +127,10 @@ static void mrc_probe_stamp(struct mrc_peer *p, struct mrc_probe *pr)
 	u16 i = mrc_spray_index(&p->spray, pr->ev);
 
 	p->spray.flags[i] |= MRC_EV_PROBED;
-	p->probe_id[i] = p->probe_seq++;
-	p->probe_us[i] = mrc_probe_now_us();
-	pr->h.id = p->probe_id[i];
-	pr->h.ts = (u16)p->probe_us[i];
+	p->ev[i].probe_id = p->probe_seq++;
+	p->ev[i].probe_us = mrc_probe_now_us();
+	pr->h.id = p->ev[i].probe_id;
+	pr->h.ts = (u16)p->ev[i].probe_us;
 }
 
 /* Count a probe the IP layer took. */
@@ -138,7 +138,7 @@ static void mrc_probe_sent(struct mrc_net *mn, struct mrc_peer *p,
 			   const struct mrc_probe *pr)
 {
 	spin_lock(&p->lock);
-	p->probes_tx[mrc_spray_index(&p->spray, pr->ev)]++;
+	p->ev[mrc_spray_index(&p->spray, pr->ev)].probes_tx++;
 	p->nr_probe_tx++;
 	spin_unlock(&p->lock);
 	mrc_stat_inc(mn, MRC_STAT_PROBE_TX);
@@ -415,13 +415,14 @@ void mrc_rx_probe_resp(struct mrc_qp *qp, const struct mrc_ack_hdr *h)
 	spin_lock(&p->lock);
 	i = mrc_spray_index(&p->spray, h->entropy);
 	if (i != MRC_SPRAY_NONE && p->spray.flags[i] & MRC_EV_PROBED &&
-	    (u16)(p->probe_id[i] - (u16)h->acked_off) < MRC_PROBE_ID_WINDOW) {
+	    (u16)(p->ev[i].probe_id - (u16)h->acked_off) <
+	    MRC_PROBE_ID_WINDOW) {
 		ours = true;
 		restored = mrc_spray_restore(&p->spray, h->entropy);
-		p->probes_rx[i]++;
+		p->ev[i].probes_rx++;
 		p->nr_probe_rx++;
-		if (p->probe_id[i] == (u16)h->acked_off) {
-			rtt = now - p->probe_us[i];
+		if (p->ev[i].probe_id == (u16)h->acked_off) {
+			rtt = now - p->ev[i].probe_us;
 			rtt -= min_t(u32, rtt, (u16)h->sack_off);
 		}
 		/* A round trip over a second is no sample. */
