@@ -34,6 +34,7 @@ module:
 tools:
 	$(MAKE) -C tools/mrc
 	$(MAKE) -C tools/mrcperf
+	$(MAKE) -C tools/bench
 
 unit:
 	$(MAKE) -C tools/unit
@@ -64,6 +65,7 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tools/mrc clean
 	$(MAKE) -C tools/mrcperf clean
+	$(MAKE) -C tools/bench clean
 	$(MAKE) -C tools/unit clean
 	-$(MAKE) -C selftests clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/harness clean
