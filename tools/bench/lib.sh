@@ -203,3 +203,51 @@ bench_xfer() {
 			   .errors == 0 and .lost == 0 and .verified > 0)'
 }
 
+# bench_now: microseconds, CLOCK_REALTIME (netsample's clock).
+bench_now() {
+	echo "${EPOCHREALTIME/[.,]/}"
+}
+
+# bench_sleep_until USEC: sleep until time USEC (bench_now's clock); at
+# once if it has passed.  Under TCG a busy VM starts processes slowly (a
+# second or more each while a transfer fills both CPUs): what must happen
+# at a given moment of a transfer is timed from its start, not by sleeps
+# after other commands.
+bench_sleep_until() {
+	local left=$(($1 - ${EPOCHREALTIME/[.,]/}))
+
+	[ "$left" -gt 0 ] || return 0
+	mrc_sleep "$((left / 1000000)).$(printf '%06d' $((left % 1000000)))"
+}
+
+# bench_tc_open NS DEV: a tc batch process in NS, started now, that
+# bench_tc feeds later: a qdisc change then takes effect at once, where
+# starting "tc" would take up to seconds under a busy emulated CPU.
+bench_tc_open() {
+	mkfifo "$T/tc.in" "$T/tc.out" || mrc_die "mkfifo"
+	stdbuf -oL tc -n "$1" -b - <"$T/tc.in" >"$T/tc.out" 2>&1 &
+	BENCH_TC_PID=$!
+	BENCH_TC_DEV=$2
+	exec {BENCH_TC_IN}<>"$T/tc.in" {BENCH_TC_OUT}<>"$T/tc.out"
+	mrc_at_exit "kill $BENCH_TC_PID"
+}
+
+# bench_tc ARGS...: "tc ARGS" in the batch of bench_tc_open, and then
+# "tc qdisc show dev DEV", whose netem line, read back, says the change
+# is made (in $BENCH_TC_REPLY; an error message instead if not).
+bench_tc() {
+	BENCH_TC_REPLY=
+	printf '%s\nqdisc show dev %s\n' "$*" "$BENCH_TC_DEV" >&"$BENCH_TC_IN"
+	while read -r -t 60 -u "$BENCH_TC_OUT" BENCH_TC_REPLY; do
+		[[ $BENCH_TC_REPLY == "qdisc netem "* ]] && return 0
+		[[ $BENCH_TC_REPLY == "qdisc "* ]] || break
+	done
+	mrc_die "tc $*: ${BENCH_TC_REPLY:-no answer}"
+}
+
+# bench_tc_close: end the batch of bench_tc_open.
+bench_tc_close() {
+	exec {BENCH_TC_IN}>&- {BENCH_TC_OUT}<&-
+	mrc_wait_pid "$BENCH_TC_PID" 10 || mrc_kill_pid "$BENCH_TC_PID"
+	rm -f "$T/tc.in" "$T/tc.out"
+}

@@ -70,6 +70,36 @@ def goodput:
 	([.cases[] | "\(.name) \(.runs[0].spine_packets | map(tostring) | join("/"))"]
 	 | join("; ")) + ".";
 
+def failover:
+	"## Failover: a spine fails silently",
+	"",
+	"One mrc socket streams 1 MiB messages for \(.stream_seconds) s; spine 1 " +
+	"fails silently (netem loss 100 %) at \(.fail_at) s for \(.fail_for) s. " +
+	"h2'"'"'s goodput is sampled every \(.sample_ms) ms (netsample) and taken " +
+	"over a sliding \(.window_ms) ms window; times are from the failure, " +
+	"as spine 1'"'"'s last packet to l2 dates it.",
+	"",
+	"| measure | value |",
+	"|---|---:|",
+	"| goodput over the 3 s before the failure | \(.pre_mbps | r1) Mbit/s |",
+	"| lowest \(.window_ms) ms window in the 2 s after it | \(.dip_mbps | r1) Mbit/s at +\(.dip_ms | r1) ms |",
+	"| back to 3/4 of the fabric (\(.mark_fabric_mbps | r1) Mbit/s) | \(.back_fabric_ms | ms)\(if .held_fabric then ", then \(.held_fabric | pct) of windows at it" else "" end) |",
+	"| back to 3/4 of the goodput before (\(.mark_pre_mbps | r1) Mbit/s) | \(.back_pre_ms | ms)\(if .held_pre then ", then \(.held_pre | pct) of windows at it" else "" end) |",
+	"| steadily back (the next \(.hold_ms) ms at the mark): 3/4 of the fabric / of the goodput before | \(.steady_fabric_ms | ms) / \(.steady_pre_ms | ms) |",
+	"| bound: 2 RTO + probe period | \(.bound_ms | ms) (RTO \(.rto_us) us 3 s before the failure, probe period \(.probe_period_us) us) |",
+	"| steadily at 3/4 of the fabric within the bound | \(if .within_bound then "yes" else "no" end) |",
+	"| goodput while failed (from +1 s) / after it (from +1 s) | \(.during_mbps | r1) / \(.after_mbps | r1) Mbit/s |",
+	"| spine 1 after the restore: first packet / data again | +\(.spine_back_first_ms | ms) / +\(.spine_back_data_ms | ms) |",
+	"| failed / restored, into the stream | \(.failed_at_ms) / \(.restored_at_ms) ms (tc took \(.tc_fail_ms | r1) / \(.tc_restore_ms | r1) ms) |",
+	"| values of the active set on spine 1 / its share of the bytes before | \(.values_on_spine1) of \(.active_set) / \(.spine1_share_pre | pct) |",
+	"| retransmitted | \(.retransmitted_packets) packets, \(.retransmitted_bytes) bytes (\(.mrc_h1.total_rtx_sack) SACK, \(.mrc_h1.total_rtx_timeout) timeout) |",
+	"| timeouts / values assumed bad / restored by probes | \(.mrc_h1.total_timeouts) / \(.mrc_h1.ev_assumed_bad) / \(.mrc_h1.ev_restored) |",
+	"| probes sent / answered | \(.mrc_h1.total_probe_pkts_tx) / \(.mrc_h1.probe_resp_rx) |",
+	"| messages verified / lost / corrupted | \(.verified) / \(.lost) / \(.errors)\(if .ok then "" else " (FAILED)" end) |",
+	"| goodput over the whole stream | \(.goodput_mbps | r1) Mbit/s |",
+	"",
+	"Sampler: \(.sampler)";
+
 "# mrc benchmarks",
 "",
 (.meta | "Started \(.started); VM kernel \(.vm_kernel), \(.vm_cpus) CPUs under \(.vm_accel // "?")" +
@@ -82,5 +112,6 @@ def goodput:
  (if .note then "\n\n\(.note)" else "" end)),
 "",
 (.benchmarks |
- (if .goodput then (.goodput | goodput), "" else empty end))
+ (if .goodput then (.goodput | goodput), "" else empty end),
+ (if .failover then (.failover | failover), "" else empty end))
 ' "$1"
