@@ -12,7 +12,7 @@
 #   BENCH_AFTER      seconds the stream goes on after (default 5)
 #   BENCH_SAMPLE_MS  sampling period (default 10)
 #   BENCH_WINDOW_MS  the sliding window goodput is taken over (default 50)
-#   (QUICK=1: 4, 3 and 3 s)
+#   (QUICK=1: 5, 3 and 3 s)
 #
 # What it reports (times in ms from the failure):
 #
@@ -26,8 +26,8 @@
 #                over the next BENCH_HOLD_MS (default 250) is at the
 #                mark: a single window may be a burst, or the jitter of
 #                an emulated clock.  The bound is judged on this one.
-#   bound        2 x the RTO h1's queue pair would arm three seconds before
-#                the failure (mrc -j qp show) + probe-period
+#   bound        2 x the RTO h1's queue pair would arm 4 s before the
+#                failure (mrc -j qp show) + probe-period
 #   spine_back   from the restoring tc command to spine 1's first packet
 #                toward h2 (a probe, normally), and to its first window
 #                at half its pre-failure rate (data again)
@@ -45,10 +45,10 @@ bench_failover() {
 	local fail_at=${BENCH_FAIL_AT:-6} fail_for=${BENCH_FAIL_FOR:-5}
 	local after=${BENCH_AFTER:-5} smp=${BENCH_SAMPLE_MS:-10}
 	local win=${BENCH_WINDOW_MS:-50} hold=${BENCH_HOLD_MS:-250} len srv cli samp crc src pj qp period
-	local tf0 tf1 tr0 tr1 on1=0 nval=0 s bad_before mss cfg ts
+	local tf0 tf1 tr0 tr1 on1=0 nval=0 s bad_before mss cfg ts look qpt
 
 	if [ "${QUICK:-0}" = 1 ]; then
-		fail_at=${BENCH_FAIL_AT:-4} fail_for=${BENCH_FAIL_FOR:-3}
+		fail_at=${BENCH_FAIL_AT:-5} fail_for=${BENCH_FAIL_FOR:-3}
 		after=${BENCH_AFTER:-3}
 	fi
 	len=$((fail_at + fail_for + after))
@@ -80,13 +80,20 @@ bench_failover() {
 	cli=$!
 	ts=$(bench_now)
 
-	# Three seconds before the failure (each command may take a second
-	# under TCG), the RTO h1's queue pair would arm and its destination
-	# state (which values it has: the spine of each is asked after the
-	# stream, the fabric's hash being fixed).
-	bench_sleep_until $((ts + (fail_at - 3) * 1000000))
-	qp=$(mrc_exec -n "$H1" -j qp show 2>/dev/null)
-	pj=$(peer_json "$H1")
+	# 4 s before the failure (1 s into the stream at the least), the RTO
+	# h1's queue pair would arm and its
+	# destination state (which values it has: the spine of each is
+	# asked after the stream, the fabric's hash being fixed).  In the
+	# background: under TCG, with the transfer filling both CPUs, the
+	# two commands can take seconds, and must not hold the failure
+	# back; when each answered is kept, to tell if it was before.
+	bench_sleep_until $((ts + (fail_at > 5 ? fail_at - 4 : 1) * 1000000))
+	{
+		mrc_exec -n "$H1" -j qp show >"$T/qp.json" 2>/dev/null
+		bench_now >"$T/qp.t"
+		peer_json "$H1" >"$T/peer.json"
+	} &
+	look=$!
 	bench_sleep_until $((ts + fail_at * 1000000))
 	tf0=$(bench_now)
 	bench_tc qdisc change dev vb parent 1:1 handle 10: netem \
@@ -111,6 +118,10 @@ bench_failover() {
 		mrc_kill_pid "$srv"
 	fi
 	mrc_kill_pid "$samp"
+	mrc_wait_pid "$look" 30 || mrc_kill_pid "$look"
+	qp=$(cat "$T/qp.json" 2>/dev/null)
+	pj=$(cat "$T/peer.json" 2>/dev/null)
+	qpt=$(cat "$T/qp.t" 2>/dev/null)
 	bench_tc_close
 	bench_stats "$H1" "$T/f1.1"
 	bench_stats "$H2" "$T/f2.1"
@@ -146,7 +157,7 @@ bench_failover() {
 		--argjson fail_for "$fail_for" --argjson smp "$smp" \
 		--argjson win "$win" --argjson hold "$hold" --argjson nval "$nval" --argjson on1 "$on1" \
 		--argjson bad_before "${bad_before:-0}" \
-		--argjson ts "$ts" \
+		--argjson ts "$ts" --argjson qpt "${qpt:-0}" \
 		--argjson tf0 "$tf0" --argjson tr0 "$tr0" '
 		($c[0] // {}) as $c | ($s[0] // {}) as $s | $a[0] as $a |
 		($qp | map(.rto_us) | max) as $rto |
@@ -161,6 +172,8 @@ bench_failover() {
 			failed_at_ms: (($tf0 - $ts) / 1000 | round),
 			restored_at_ms: (($tr0 - $ts) / 1000 | round),
 			qp_before_failure: $qp,
+			qp_read_at_ms: (($qpt - $ts) / 1000 | round),
+			qp_read_before_failure: ($qpt > 0 and $qpt < $tf0),
 			rto_us: $rto, probe_period_us: $period,
 			bound_ms: (if $rto then (2 * $rto + $period) / 1000
 				   else null end),

@@ -86,7 +86,7 @@ def failover:
 	"| back to 3/4 of the fabric (\(.mark_fabric_mbps | r1) Mbit/s) | \(.back_fabric_ms | ms)\(if .held_fabric then ", then \(.held_fabric | pct) of windows at it" else "" end) |",
 	"| back to 3/4 of the goodput before (\(.mark_pre_mbps | r1) Mbit/s) | \(.back_pre_ms | ms)\(if .held_pre then ", then \(.held_pre | pct) of windows at it" else "" end) |",
 	"| steadily back (the next \(.hold_ms) ms at the mark): 3/4 of the fabric / of the goodput before | \(.steady_fabric_ms | ms) / \(.steady_pre_ms | ms) |",
-	"| bound: 2 RTO + probe period | \(.bound_ms | ms) (RTO \(.rto_us) us 3 s before the failure, probe period \(.probe_period_us) us) |",
+	"| bound: 2 RTO + probe period | \(.bound_ms | ms) (RTO \(.rto_us) us at +\(.qp_read_at_ms) ms into the stream\(if .qp_read_before_failure then "" else ", AFTER the failure" end), probe period \(.probe_period_us) us) |",
 	"| steadily at 3/4 of the fabric within the bound | \(if .within_bound then "yes" else "no" end) |",
 	"| goodput while failed (from +1 s) / after it (from +1 s) | \(.during_mbps | r1) / \(.after_mbps | r1) Mbit/s |",
 	"| spine 1 after the restore: first packet / data again | +\(.spine_back_first_ms | ms) / +\(.spine_back_data_ms | ms) |",
