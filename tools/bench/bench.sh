@@ -47,7 +47,7 @@ t0=$SECONDS
 set +e
 tools/vm/run-vm --timeout 1800 -- env "${vmenv[@]}" \
 	bash tools/bench/run.sh "${benches[@]}" | tee "$log" |
-	awk '/^BENCH-RESULTS-BEGIN/ { h = 1 } !h { print } /^BENCH-RESULTS-END/ { h = 0 }'
+	awk '/^BENCH-RESULTS-BEGIN/ { h = 1 } !h { print; fflush() } /^BENCH-RESULTS-END/ { h = 0 }'
 rc=${PIPESTATUS[0]}
 set -e
 read -r load1 _ </proc/loadavg
