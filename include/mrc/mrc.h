@@ -191,12 +191,6 @@ struct mrc_peer {
 
 /* PSNs a sender may have in flight, and the receiver's window. */
 #define MRC_WINDOW		256
-/* A receiver acknowledges every this many data packets, in order or
- * not, and at once when the sender asks.  Sprayed packets nearly all
- * arrive out of order, and a SACK for each doubled the packets every
- * message cost the fabric and both hosts.
- */
-#define MRC_ACK_EVERY		4
 /* Queue pairs one socket, and one namespace, may have: a flood of
  * forged sources cannot allocate without end.
  */

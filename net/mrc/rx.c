@@ -386,17 +386,10 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 	}
 	mrc_rx_complete(qp);
 
-	/* Every MRC_ACK_EVERY packets, or at once when the sender asks
-	 * (a message's end, a window about to stall) or the fabric marked
-	 * congestion.  A gap is reported no sooner than that: loss is
-	 * only inferred from a gap deeper than sack-loss-min-retx-pkts.
-	 */
-	if (++qp->rx_unacked < MRC_ACK_EVERY && !ctx->ecn &&
-	    !(h->flags & MRC_BTH_ACKREQ))
-		return;
+	qp->rx_unacked++;
 	if (ooo || qp->rx_held || ctx->ecn || h->flags & MRC_BTH_ACKREQ)
 		mrc_rx_send_sack(qp, h->psn, h->ts, false, ctx, out);
-	else
+	else if (qp->rx_unacked >= 4)
 		mrc_rx_send_ack(qp, out);
 	return;
 

@@ -432,16 +432,10 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 		qp->inflight += plen;
 
 		/* Ask for an acknowledgment where the sender would
-		 * otherwise wait: a message's end, or a full window with
-		 * too little in flight for the receiver to reach its
-		 * MRC_ACK_EVERY on its own.  With more in flight, the
-		 * acknowledgments those packets draw reopen the window.
+		 * otherwise wait: a message's end, or a full window.
 		 */
-		if (last ||
-		    ((qp->inflight + cfg.mss > qp->cwnd ||
-		      mrc_psn_diff(qp->snd_nxt, qp->snd_una) >=
-		      MRC_WINDOW - 1) &&
-		     qp->inflight < MRC_ACK_EVERY * cfg.mss))
+		if (last || qp->inflight + cfg.mss > qp->cwnd ||
+		    mrc_psn_diff(qp->snd_nxt, qp->snd_una) >= MRC_WINDOW - 1)
 			flags |= MRC_BTH_ACKREQ;
 		mrc_queue_data(qp, e, psn, flags, out);
 		sent = true;
