@@ -146,9 +146,11 @@ static void mrc_probe_sent(struct mrc_net *mn, struct mrc_peer *p,
 		pr->family);
 }
 
-/* Whether every transmit queue of @dev is stopped, by its driver or by
- * byte queue limits (netif_xmit_stopped(), which sees both, where
- * netif_tx_queue_stopped() sees only the driver's stop).
+/* Whether the driver stopped every transmit queue of @dev: its rings
+ * are full (netif_tx_queue_stopped()).  Not the byte queue limits' stop
+ * that netif_xmit_stopped() also sees: that one paces a busy NIC on and
+ * off all the time while its qdisc still takes packets, and probes would
+ * be skipped exactly when the links are loaded.
  *
  * A multi-queue device picks a packet's queue only once the packet
  * reaches it (netdev_core_pick_tx(): the driver's choice, XPS by the
@@ -156,19 +158,18 @@ static void mrc_probe_sent(struct mrc_net *mn, struct mrc_peer *p,
  * take cannot be known before it is built and routed.  One stopped
  * queue of a busy multi-queue device says little: the probe may well go
  * to one with room, and skipping on it would starve probing.  All of
- * them stopped means no room whichever queue is picked.  A device with
- * no queue of its own (loopback, veth) never stops one: probes go.
+ * them stopped means no room whichever queue is picked.  A device that
+ * queues nothing itself (veth, or an upper device such as a VLAN, bond
+ * or VRF over the real one) never shows a stop here: probes go.
  */
-static bool mrc_dev_xmit_stopped(const struct net_device *dev)
+static bool mrc_dev_xmit_stopped(struct net_device *dev)
 {
 	unsigned int i;
 
-	if (!dev->real_num_tx_queues)
-		return false;
 	for (i = 0; i < dev->real_num_tx_queues; i++)
-		if (!netif_xmit_stopped(netdev_get_tx_queue(dev, i)))
+		if (!netif_tx_queue_stopped(netdev_get_tx_queue(dev, i)))
 			return false;
-	return true;
+	return dev->real_num_tx_queues > 0;
 }
 
 /* The route of a probe to an IPv4 destination, or NULL. */
@@ -223,6 +224,7 @@ static struct dst_entry *mrc_probe_route6(struct mrc_net *mn,
 static bool mrc_probe_egress_stopped(struct mrc_net *mn,
 				     const struct mrc_probe *pr, u8 tos)
 {
+	struct net_device *dev;
 	struct dst_entry *dst;
 	bool stopped;
 
@@ -232,7 +234,8 @@ static bool mrc_probe_egress_stopped(struct mrc_net *mn,
 		dst = mrc_probe_route4(mn, pr, tos);
 	if (!dst)
 		return false;
-	stopped = dst->dev && mrc_dev_xmit_stopped(dst->dev);
+	dev = dst->dev;
+	stopped = dev && mrc_dev_xmit_stopped(dev);
 	dst_release(dst);
 	return stopped;
 }
