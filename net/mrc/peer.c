@@ -77,7 +77,8 @@ static struct mrc_peer *mrc_peer_alloc(struct mrc_qp *qp, gfp_t gfp)
 	/* The configuration's checks keep it within MRC_SPRAY_MAX, which
 	 * the active set's indices, and the allocation, rely on.
 	 */
-	if (WARN_ON_ONCE(n > MRC_SPRAY_MAX))
+	if (WARN_ON_ONCE(n > MRC_SPRAY_MAX ||
+			 mrc_entropy_range(&c) > MRC_SPRAY_MAX))
 		return NULL;
 
 	p = kzalloc(struct_size(p, ev, n), gfp | __GFP_NOWARN);

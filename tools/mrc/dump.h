@@ -16,7 +16,9 @@
 #include "cli.h"
 #include "output.h"
 
+#ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
 
 /* The objects of a dump, in the kernel's order. */
 struct mrc_dump_list {
