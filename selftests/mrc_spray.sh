@@ -87,12 +87,14 @@ check_defaults() {
 	while read -r p s; do
 		onspine[$p]=$s
 	done < <(value_spines $(jq -r '.[0].values[].port' <<<"$pj"))
+	# A value that went bad was probed: its probes took its spine too.
 	while read -r p n; do
 		s=${onspine[$p]:-}
 		[ -n "$s" ] || { mrc_fail "defaults: no spine for value $p"; return; }
 		exp[s]=$(( ${exp[s]:-0} + n ))
 		tot=$((tot + n))
-	done <<<"$vals"
+	done < <(jq -r '.[0].values[] | "\(.port) \(.tx_packets + .probes_tx)"' \
+		<<<"$pj")
 	# Every spine gets some of the 72 values (all but surely: a spine
 	# of 8 misses them all with odds (7/8)^72, 1 in 15,000), and
 	# carries their packets.
