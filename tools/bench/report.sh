@@ -43,7 +43,10 @@ def goodput:
 	"",
 	"**mrc / one TCP flow, same repetition: \(.mrc_over_tcp.median | r2) x** " +
 	"(runs: \(.mrc_over_tcp.runs | map(r2) | join(", "))); " +
-	"issue #12 asks for at least \(.mrc_over_tcp.goal) x.",
+	"issue #12 asks for at least \(.mrc_over_tcp.goal) x.  " +
+	(if .mrc9k_over_tcp.median then
+	 "With mss 8192: **\(.mrc9k_over_tcp.median | r2) x** (runs: " +
+	 "\(.mrc9k_over_tcp.runs | map(r2) | join(", ")))." else "" end),
 	"",
 	"What the runs of one mrc socket say about what limits it (medians " +
 	"over the runs; counters of h1 unless said):",
