@@ -94,7 +94,7 @@ done
 # counter of COUNTERS not named: 0), which then becomes the current
 # snapshot.
 expect_deltas() {
-	local desc=$1 c want got kv bad=() summary=()
+	local desc=$1 c want got kv try bad=() summary=()
 	local -A wants=()
 
 	shift
@@ -102,16 +102,27 @@ expect_deltas() {
 		wants[${kv%%=*}]=${kv#*=}
 		summary+=("${kv%%=*} +${kv#*=}")
 	done
-	mrc_stats_snapshot after || mrc_die "mrc stats: ${after[error]}"
+	# The injector returns once its packets are sent; the receiving
+	# softirq may still be at them (an emulated CPU can be descheduled
+	# mid-way): read again for up to a second before calling a
+	# difference a failure.
+	for try in 1 2 3 4 5 6 7 8 9 10; do
+		mrc_stats_snapshot after || mrc_die "mrc stats: ${after[error]}"
+		bad=()
+		for c in "${COUNTERS[@]}"; do
+			want=${wants[$c]:-0}
+			if [ -z "${after[$c]:-}" ]; then
+				bad+=("$c: absent from mrc stats")
+				continue
+			fi
+			got=$((${after[$c]} - ${before[$c]:-0}))
+			[ "$got" = "$want" ] || bad+=("$c: +$got, want +$want")
+		done
+		[ ${#bad[@]} -eq 0 ] && break
+		[ "$try" -lt 10 ] && mrc_sleep 0.1
+	done
 	for c in "${COUNTERS[@]}"; do
-		want=${wants[$c]:-0}
-		if [ -z "${after[$c]:-}" ]; then
-			bad+=("$c: absent from mrc stats")
-			continue
-		fi
-		got=$((${after[$c]} - ${before[$c]:-0}))
-		[ "$got" = "$want" ] || bad+=("$c: +$got, want +$want")
-		total[$c]=$((total[$c] + want))
+		total[$c]=$((total[$c] + ${wants[$c]:-0}))
 	done
 	if [ ${#bad[@]} -eq 0 ]; then
 		local line=
