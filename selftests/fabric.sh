@@ -21,6 +21,18 @@ T=$mrc_tmpdir
 NSPINES=4
 PORT=7000
 DST=10.0.2.1
+# MRC_DEBUG_KERNEL=1 (tools/check-debug.sh sets it): the run is on the
+# debug kernel, where each program started costs 0.5-2.5 s and packets
+# move through the fabric a hundred times slower than on the stock
+# kernel: the tests run a shorter set.
+DEBUG_KERNEL=${MRC_DEBUG_KERNEL:-0}
+
+# debug_mark WHAT: on the debug kernel, note how long the test has run
+# (where its time goes).
+debug_mark() {
+	[ "$DEBUG_KERNEL" != 1 ] || mrc_log "# at $SECONDS s: $*"
+}
+
 # fabric_names N: N new namespace names (mrc-XXXXXXXX, as mrc_netns_add
 # makes them), in NAMES, registered to be deleted on exit (by
 # fabric_del) but not made.
