@@ -7,6 +7,8 @@
 #   make check-debug     the selftests on a KASAN/lockdep/kmemleak kernel
 #   make debug-kernel    build (once, cached) that kernel
 #   make demo            install what is missing, boot a VM, show mrc
+#   make bench           the benchmarks in a VM, results under
+#                        Documentation/benchmarks/ (QUICK=1: a short run)
 #   make W=1 / make C=1  extra warnings / sparse, as for any kernel module
 #   make style           checkpatch --strict over the module's sources
 #   make clean           back to the tree as checked out
@@ -34,6 +36,7 @@ module:
 tools:
 	$(MAKE) -C tools/mrc
 	$(MAKE) -C tools/mrcperf
+	$(MAKE) -C tools/bench
 
 unit:
 	$(MAKE) -C tools/unit
@@ -57,6 +60,10 @@ debug-kernel:
 demo:
 	tools/demo.sh
 
+# Measures, passes or fails nothing: not part of check.
+bench:
+	tools/bench/bench.sh
+
 style:
 	$(CHECKPATCH) --strict --no-tree --terse -f $(STYLE_FILES)
 
@@ -64,10 +71,11 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	$(MAKE) -C tools/mrc clean
 	$(MAKE) -C tools/mrcperf clean
+	$(MAKE) -C tools/bench clean
 	$(MAKE) -C tools/unit clean
 	-$(MAKE) -C selftests clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR)/selftests/harness clean
 	rm -rf tools/vm/.build
 
 .PHONY: all module tools unit selftests unit-run check check-debug \
-	debug-kernel demo style clean
+	debug-kernel demo bench style clean

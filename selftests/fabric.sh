@@ -163,13 +163,18 @@ spine_counts() {
 # value_spines PORT...: which spine l1 hashes each value onto, as
 # "PORT SPINE" lines (the fabric's own answer, ip route get).
 value_spines() {
-	local p
+	local p out devs
 
 	# One "dev vsN" per answer (each answer also has a "cache" line).
-	for p in "$@"; do
-		echo "route get $DST from 10.0.1.1 iif vh ipproto udp sport $p dport 4791"
-	done | ip -n "$L1" -b - 2>&1 | grep -o 'dev vs[0-9]*' |
-		paste -d' ' <(printf '%s\n' "$@") - | sed 's/ dev vs/ /'
+	# UDP by number: ip resolves "udp" through /etc/protocols, which
+	# a minimal Debian (no netbase) does not have.
+	out=$(for p in "$@"; do
+		echo "route get $DST from 10.0.1.1 iif vh ipproto 17 sport $p dport 4791"
+	done | ip -n "$L1" -b - 2>&1)
+	devs=$(grep -o 'dev vs[0-9]*' <<<"$out")
+	[ "$(grep -c . <<<"$devs")" -eq $# ] ||
+		mrc_die "ip route get in l1 answered $(grep -c . <<<"$devs") of $# values: $(grep -v 'dev vs\|cache' <<<"$out" | head -3)"
+	paste -d' ' <(printf '%s\n' "$@") - <<<"$devs" | sed 's/ dev vs/ /'
 }
 
 # peer_json NS: the destination state of $DST in NS (JSON), "" if none.

@@ -102,6 +102,25 @@ struct mrc_net {
 };
 
 /**
+ * struct mrc_peer_ev - what a destination keeps of one value of its
+ * active set, besides its spraying state
+ * @tx_packets: data packets sent on it
+ * @probes_tx: probes sent on it
+ * @probes_rx: responses taken to probes on it
+ * @probe_us: when the last probe on it was sent (microseconds, 32 bit):
+ *	only its response is timed, and the RTT is measured from here, not
+ *	from the echo
+ * @probe_id: number of the last probe sent on it
+ */
+struct mrc_peer_ev {
+	u32 tx_packets;
+	u32 probes_tx;
+	u32 probes_rx;
+	u32 probe_us;
+	u16 probe_id;
+};
+
+/**
  * struct mrc_peer - the state every queue pair to one remote address
  * shares, in either direction: spraying, and what was learnt of the paths
  * @node: in the namespace's peer table, read under RCU
@@ -115,12 +134,6 @@ struct mrc_net {
  * @lock: guards everything below; nests inside mrc_qp.lock
  * @qps: the attached queue pairs (mrc_qp.peer_node)
  * @spray: the active set, rotation, marks and bad values
- * @tx_packets: data packets sent on each value of @spray.ev
- * @probes_tx: probes sent on each value of @spray.ev
- * @probes_rx: responses taken to probes on each value of @spray.ev
- * @probe_id: number of the last probe sent on each value of @spray.ev
- * @probe_us: when it was sent (microseconds, 32 bit): only its response
- *	is taken, and the RTT is measured from here, not from the echo
  * @probe_seq: number of the next probe
  * @nr_probe_tx: probes sent to this destination
  * @nr_probe_rx: responses taken from it
@@ -129,6 +142,9 @@ struct mrc_net {
  * @rttvar_us: its variation
  * @base_rtt_us: the lowest RTT seen to it, probes included
  * @max_rtt_us: the recent longest RTT a queue pair to it had
+ * @ev: what is kept of each value of @spray.ev, @spray.n of them (none
+ *	under None): allocated with the peer, sized by the active set the
+ *	configuration gave it rather than by the largest range
  */
 struct mrc_peer {
 	struct hlist_node node;
@@ -142,11 +158,6 @@ struct mrc_peer {
 	spinlock_t lock;	/* guards the peer's state */
 	struct list_head qps;
 	struct mrc_spray spray;
-	u32 tx_packets[MRC_SPRAY_MAX];
-	u32 probes_tx[MRC_SPRAY_MAX];
-	u32 probes_rx[MRC_SPRAY_MAX];
-	u16 probe_id[MRC_SPRAY_MAX];
-	u32 probe_us[MRC_SPRAY_MAX];
 	u16 probe_seq;
 	u64 nr_probe_tx;
 	u64 nr_probe_rx;
@@ -155,6 +166,7 @@ struct mrc_peer {
 	u32 rttvar_us;
 	u32 base_rtt_us;
 	u32 max_rtt_us;
+	struct mrc_peer_ev ev[];
 };
 
 /*

@@ -25,6 +25,10 @@
 /* Per-value flags. */
 #define MRC_EV_SKIP		0x01	/* marked: pass over once */
 #define MRC_EV_BAD		0x02	/* assumed bad: out of the rotation */
+/* A probe was numbered on it: answers to recent probes are taken.  Kept
+ * by the caller; the rotation ignores it.
+ */
+#define MRC_EV_PROBED		0x04
 
 /**
  * struct mrc_spray - the spraying state of one destination
@@ -67,12 +71,17 @@ struct mrc_spray_pick {
  * The active set is a random subset of the range in random order (a
  * partial Fisher-Yates shuffle of the range), entered at a random point;
  * every value is usable.
+ *
+ * The shuffle runs in @s->idx, which has room for the whole range, so it
+ * needs no array of its own: kernel stacks are small, and the range may
+ * have 256 values.  Its first @s->n entries end up holding the values
+ * drawn, which are copied to @s->ev before @s->idx is made their index.
  */
 static inline void mrc_spray_init(struct mrc_spray *s,
 				  const struct mrc_config *cfg,
 				  __u32 (*rnd)(void *ctx), void *ctx)
 {
-	__u16 perm[MRC_SPRAY_MAX];
+	__u16 *perm = s->idx;
 	__u32 i;
 
 	s->base = (__u16)cfg->starting_port_offset;
@@ -81,10 +90,6 @@ static inline void mrc_spray_init(struct mrc_spray *s,
 	s->nr_bad = 0;
 	for (i = 0; i < s->range; i++)
 		perm[i] = (__u16)i;
-	for (i = 0; i < MRC_SPRAY_MAX; i++) {
-		s->idx[i] = MRC_SPRAY_NONE;
-		s->flags[i] = 0;
-	}
 	for (i = 0; i < s->n; i++) {
 		__u32 j = i + rnd(ctx) % (s->range - i);
 		__u16 t = perm[i];
@@ -92,8 +97,13 @@ static inline void mrc_spray_init(struct mrc_spray *s,
 		perm[i] = perm[j];
 		perm[j] = t;
 		s->ev[i] = s->base + perm[i];
-		s->idx[perm[i]] = (__u16)i;
 	}
+	for (i = 0; i < MRC_SPRAY_MAX; i++) {
+		s->idx[i] = MRC_SPRAY_NONE;
+		s->flags[i] = 0;
+	}
+	for (i = 0; i < s->n; i++)
+		s->idx[s->ev[i] - s->base] = (__u16)i;
 	s->pos = (__u16)(rnd(ctx) % s->n);
 	s->probe_pos = s->pos;
 }

@@ -54,6 +54,7 @@ static const char * const mrc_stat_names[__MRC_STAT_MAX] = {
 	[MRC_STAT_PEER_CLOSED]		= "peer_closed",
 	[MRC_STAT_MONITOR_EVENTS]	= "monitor_events",
 	[MRC_STAT_MONITOR_DROPS]	= "monitor_drops",
+	[MRC_STAT_PROBE_SKIP_QUEUE_STOPPED] = "probe_skip_queue_stopped",
 };
 
 #endif /* _MRC_STAT_NAMES_H */

@@ -57,12 +57,31 @@ static u32 mrc_peer_rnd(void *ctx)
 	return get_random_u32();
 }
 
+/* A new destination's state.  The configuration is read once, into @c:
+ * the size of the per-value array and the active set drawn into it come
+ * from the same one, though another may be put in place meanwhile (the
+ * allocation may sleep, so not under RCU).
+ */
 static struct mrc_peer *mrc_peer_alloc(struct mrc_qp *qp, gfp_t gfp)
 {
-	const struct mrc_config *c;
+	struct mrc_config c;
 	struct mrc_peer *p;
+	u32 n = 0;
 
-	p = kzalloc(sizeof(*p), gfp | __GFP_NOWARN);
+	/* A configuration change applies to the states created after it. */
+	rcu_read_lock();
+	c = *mrc_cfg(qp->mn);
+	rcu_read_unlock();
+	if (c.spraying_type == MRC_SPRAYING_DEFAULT)
+		n = mrc_active_set_size(&c);
+	/* The configuration's checks keep it within MRC_SPRAY_MAX, which
+	 * the active set's indices, and the allocation, rely on.
+	 */
+	if (WARN_ON_ONCE(n > MRC_SPRAY_MAX ||
+			 mrc_entropy_range(&c) > MRC_SPRAY_MAX))
+		return NULL;
+
+	p = kzalloc(struct_size(p, ev, n), gfp | __GFP_NOWARN);
 	if (!p)
 		return NULL;
 	p->mn = qp->mn;
@@ -70,13 +89,9 @@ static struct mrc_peer *mrc_peer_alloc(struct mrc_qp *qp, gfp_t gfp)
 	p->family = qp->family;
 	spin_lock_init(&p->lock);
 	INIT_LIST_HEAD(&p->qps);
-	/* A configuration change applies to the states created after it. */
-	rcu_read_lock();
-	c = mrc_cfg(qp->mn);
-	p->spraying = c->spraying_type;
+	p->spraying = c.spraying_type;
 	if (p->spraying == MRC_SPRAYING_DEFAULT)
-		mrc_spray_init(&p->spray, c, mrc_peer_rnd, NULL);
-	rcu_read_unlock();
+		mrc_spray_init(&p->spray, &c, mrc_peer_rnd, NULL);
 	return p;
 }
 
@@ -185,7 +200,7 @@ u16 mrc_peer_entropy(struct mrc_qp *qp, bool data)
 	k = mrc_spray_next(&p->spray);
 	i = mrc_spray_index(&p->spray, k.port);
 	if (data && i != MRC_SPRAY_NONE)
-		p->tx_packets[i]++;
+		p->ev[i].tx_packets++;
 	spin_unlock(&p->lock);
 	if (k.cleared)
 		mrc_qp_stat_inc(qp, MRC_STAT_SKIP_CLEARED);
@@ -330,9 +345,9 @@ static int mrc_nl_put_peer(struct sk_buff *msg, struct mrc_peer *p)
 					 s->flags[i] & MRC_EV_SKIP ?
 					 MRC_EV_STATE_SKIP_ONCE :
 					 MRC_EV_STATE_USABLE,
-				.tx_packets = p->tx_packets[i],
-				.probes_tx = p->probes_tx[i],
-				.probes_rx = p->probes_rx[i],
+				.tx_packets = p->ev[i].tx_packets,
+				.probes_tx = p->ev[i].probes_tx,
+				.probes_rx = p->ev[i].probes_rx,
 			};
 		}
 	}

@@ -10,7 +10,11 @@
  * to the rotation and gives an RTT sample with no data packet in it.
  */
 #include <linux/ktime.h>
+#include <linux/netdevice.h>
 #include <net/inet_ecn.h>
+#include <net/ip6_route.h>
+#include <net/ipv6_stubs.h>
+#include <net/route.h>
 
 #include <mrc/mrc.h>
 
@@ -89,24 +93,19 @@ static struct mrc_qp *mrc_probe_qp(struct mrc_peer *p)
 }
 
 /* Under @p's lock: the next probe to @p, if it has an open queue pair
- * and a value assumed bad.
+ * and a value assumed bad.  The value's turn is taken even if the probe
+ * is not sent after all (mrc_probe_send()): the rotation moves on.
  */
 static bool mrc_probe_next(struct mrc_peer *p, struct mrc_probe *pr)
 {
 	struct mrc_qp *qp = mrc_probe_qp(p);
 	int ev;
-	u16 i;
 
 	if (!qp)
 		return false;
 	ev = mrc_spray_next_probe(&p->spray);
 	if (ev < 0)
 		return false;
-	i = mrc_spray_index(&p->spray, ev);
-	p->probes_tx[i]++;
-	p->nr_probe_tx++;
-	p->probe_id[i] = p->probe_seq++;
-	p->probe_us[i] = mrc_probe_now_us();
 	pr->daddr = p->addr;
 	pr->family = p->family;
 	pr->qpn = qp->qpn;
@@ -114,28 +113,161 @@ static bool mrc_probe_next(struct mrc_peer *p, struct mrc_probe *pr)
 	pr->h = (struct mrc_probe_hdr){
 		.dport = qp->rport,
 		.sport = qp->lport,
-		.id = p->probe_id[i],
-		.ts = (u16)p->probe_us[i],
 	};
 	return true;
 }
 
-static void mrc_probe_send(struct mrc_net *mn, const struct mrc_probe *pr)
+/* Under @p's lock: number and time the probe about to be sent, so that
+ * its answer is known for one (mrc_rx_probe_resp()).  Done before it is
+ * sent, as an answer may come back before the sender's next look at @p;
+ * it is counted only once sent (mrc_probe_sent()).
+ */
+static void mrc_probe_stamp(struct mrc_peer *p, struct mrc_probe *pr)
+{
+	u16 i = mrc_spray_index(&p->spray, pr->ev);
+
+	p->spray.flags[i] |= MRC_EV_PROBED;
+	p->ev[i].probe_id = p->probe_seq++;
+	p->ev[i].probe_us = mrc_probe_now_us();
+	pr->h.id = p->ev[i].probe_id;
+	pr->h.ts = (u16)p->ev[i].probe_us;
+}
+
+/* Count a probe the IP layer took. */
+static void mrc_probe_sent(struct mrc_net *mn, struct mrc_peer *p,
+			   const struct mrc_probe *pr)
+{
+	spin_lock(&p->lock);
+	p->ev[mrc_spray_index(&p->spray, pr->ev)].probes_tx++;
+	p->nr_probe_tx++;
+	spin_unlock(&p->lock);
+	mrc_stat_inc(mn, MRC_STAT_PROBE_TX);
+	mrc_mon(mn, pr->qpn, MRC_MON_PROBE_TX, pr->ev, pr->h.id, &pr->daddr,
+		pr->family);
+}
+
+/* Whether the driver stopped every transmit queue of @dev: its rings
+ * are full (netif_tx_queue_stopped()).  Not the byte queue limits' stop
+ * that netif_xmit_stopped() also sees: that one paces a busy NIC on and
+ * off all the time while its qdisc still takes packets, and probes would
+ * be skipped exactly when the links are loaded.
+ *
+ * A multi-queue device picks a packet's queue only once the packet
+ * reaches it (netdev_core_pick_tx(): the driver's choice, XPS by the
+ * sending CPU, or a hash of the packet), so which queue a probe would
+ * take cannot be known before it is built and routed.  One stopped
+ * queue of a busy multi-queue device says little: the probe may well go
+ * to one with room, and skipping on it would starve probing.  All of
+ * them stopped means no room whichever queue is picked.  A device that
+ * queues nothing itself (veth, or an upper device such as a VLAN, bond
+ * or VRF over the real one) never shows a stop here: probes go.
+ */
+static bool mrc_dev_xmit_stopped(struct net_device *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < dev->real_num_tx_queues; i++)
+		if (!netif_tx_queue_stopped(netdev_get_tx_queue(dev, i)))
+			return false;
+	return dev->real_num_tx_queues > 0;
+}
+
+/* The route of a probe to an IPv4 destination, or NULL. */
+static struct dst_entry *mrc_probe_route4(struct mrc_net *mn,
+					  const struct mrc_probe *pr, u8 tos)
+{
+	struct flowi4 fl4 = {
+		.daddr = pr->daddr.s6_addr32[3],
+		.flowi4_proto = IPPROTO_UDP,
+		.flowi4_tos = RT_TOS(tos),
+		.fl4_sport = htons(pr->ev),
+		.fl4_dport = htons(MRC_UDP_PORT),
+	};
+	struct rtable *rt;
+
+	rt = ip_route_output_key(sock_net(mn->sock4->sk), &fl4);
+	return IS_ERR(rt) ? NULL : &rt->dst;
+}
+
+/* The route of a probe to an IPv6 destination, or NULL. */
+static struct dst_entry *mrc_probe_route6(struct mrc_net *mn,
+					  const struct mrc_probe *pr)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	struct flowi6 fl6 = {
+		.daddr = pr->daddr,
+		.flowi6_proto = IPPROTO_UDP,
+		.fl6_sport = htons(pr->ev),
+		.fl6_dport = htons(MRC_UDP_PORT),
+	};
+	struct dst_entry *dst;
+	struct sock *sk;
+
+	if (!mn->sock6)
+		return NULL;
+	sk = mn->sock6->sk;
+	dst = ipv6_stub->ipv6_dst_lookup_flow(sock_net(sk), sk, &fl6, NULL);
+	return IS_ERR(dst) ? NULL : dst;
+#else
+	return NULL;
+#endif
+}
+
+/* Whether the device a probe would leave by has no room for it (spec:
+ * "when the egress pool has no room for it, it is not sent").  The route
+ * is looked up with the flow mrc_xmit4() and mrc_xmit6() look it up
+ * with: the source port is the probed value, which a multipath route may
+ * hash on, so two values to one destination can leave by different
+ * devices.  With no route the probe goes on to mrc_xmit(), which counts
+ * the failure as for every packet.
+ */
+static bool mrc_probe_egress_stopped(struct mrc_net *mn,
+				     const struct mrc_probe *pr, u8 tos)
+{
+	struct net_device *dev;
+	struct dst_entry *dst;
+	bool stopped;
+
+	if (pr->family == AF_INET6)
+		dst = mrc_probe_route6(mn, pr);
+	else
+		dst = mrc_probe_route4(mn, pr, tos);
+	if (!dst)
+		return false;
+	dev = dst->dev;
+	stopped = dev && mrc_dev_xmit_stopped(dev);
+	dst_release(dst);
+	return stopped;
+}
+
+/* Sends the probe @pr to @p, unless its egress device has no room. */
+static void mrc_probe_send(struct mrc_net *mn, struct mrc_peer *p,
+			   struct mrc_probe *pr)
 {
 	struct sk_buff *skb;
 
+	/* The data class, as a first transmission of data. */
+	if (mrc_probe_egress_stopped(mn, pr, INET_ECN_ECT_0)) {
+		mrc_stat_inc(mn, MRC_STAT_PROBE_SKIP_QUEUE_STOPPED);
+		return;
+	}
+	spin_lock(&p->lock);
+	mrc_probe_stamp(p, pr);
+	spin_unlock(&p->lock);
+
+	/* No memory is no drop reason of its own on the sending side:
+	 * tx_errors counts it, as for every packet mrc builds.
+	 */
 	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_PETH_LEN);
 	if (!skb) {
 		mrc_stat_inc(mn, MRC_STAT_TX_ERRORS);
 		return;
 	}
 	skb_put(skb, mrc_put_probe_hdr(skb->data, &pr->h));
-	/* The data class, as a first transmission of data. */
 	mrc_skb_set_sport(skb, pr->ev, INET_ECN_ECT_0);
-	mrc_stat_inc(mn, MRC_STAT_PROBE_TX);
-	mrc_mon(mn, pr->qpn, MRC_MON_PROBE_TX, pr->ev, pr->h.id, &pr->daddr,
-		pr->family);
-	mrc_xmit(mn, pr->family, &pr->daddr, skb);
+	/* Counted once the IP layer took it: mrc_xmit() counts a failure. */
+	if (!mrc_xmit(mn, pr->family, &pr->daddr, skb))
+		mrc_probe_sent(mn, p, pr);
 }
 
 /**
@@ -146,6 +278,15 @@ static void mrc_probe_send(struct mrc_net *mn, const struct mrc_probe *pr)
  * (a softirq may run late, under load), up to MRC_PROBE_BURST, sends one
  * probe to each destination that has a value assumed bad: on average one
  * probe a period, as the spec says.
+ *
+ * A probe whose egress device has no room is not sent, and its value's
+ * turn is over all the same: the rotation moves on rather than retry
+ * the value at the next period.  A full queue says nothing of the value
+ * (it is the host's own egress), and with a multipath route the next
+ * value may leave by another device that has room, where retrying would
+ * hold up every value behind the stopped one; the skipped value is
+ * probed at its next turn, k periods on with k values assumed bad, as if
+ * its probe had been lost, which the spec already allows for.
  *
  * Return: HRTIMER_RESTART while some destination has a value assumed bad.
  */
@@ -178,7 +319,7 @@ enum hrtimer_restart mrc_probe_fire(struct hrtimer *t)
 			spin_unlock(&p->lock);
 			if (!send)
 				break;
-			mrc_probe_send(mn, &pr);
+			mrc_probe_send(mn, p, &pr);
 		}
 	}
 	rcu_read_unlock();
@@ -276,14 +417,15 @@ void mrc_rx_probe_resp(struct mrc_qp *qp, const struct mrc_ack_hdr *h)
 	}
 	spin_lock(&p->lock);
 	i = mrc_spray_index(&p->spray, h->entropy);
-	if (i != MRC_SPRAY_NONE && p->probes_tx[i] &&
-	    (u16)(p->probe_id[i] - (u16)h->acked_off) < MRC_PROBE_ID_WINDOW) {
+	if (i != MRC_SPRAY_NONE && p->spray.flags[i] & MRC_EV_PROBED &&
+	    (u16)(p->ev[i].probe_id - (u16)h->acked_off) <
+	    MRC_PROBE_ID_WINDOW) {
 		ours = true;
 		restored = mrc_spray_restore(&p->spray, h->entropy);
-		p->probes_rx[i]++;
+		p->ev[i].probes_rx++;
 		p->nr_probe_rx++;
-		if (p->probe_id[i] == (u16)h->acked_off) {
-			rtt = now - p->probe_us[i];
+		if (p->ev[i].probe_id == (u16)h->acked_off) {
+			rtt = now - p->ev[i].probe_us;
 			rtt -= min_t(u32, rtt, (u16)h->sack_off);
 		}
 		/* A round trip over a second is no sample. */

@@ -15,10 +15,9 @@
 #include <linux/mrc.h>
 
 #include "cli.h"
+#include "dump.h"
 #include "nl.h"
 #include "output.h"
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* Plain output: lines of values wrap to this indent. */
 #define MRC_PEER_WRAP_INDENT	8
@@ -33,14 +32,11 @@ struct mrc_peer {
 	size_t nr_values;
 	uint32_t *qpns;			/* the MRC_PEER_A_QPN of ..._QPS */
 	size_t nr_qpns;
-	bool found;			/* the message had an MRC_A_PEER */
 };
 
 /* The destinations of a dump, in the kernel's order. */
 struct mrc_peer_list {
-	struct mrc_peer *peer;
-	size_t count;
-	size_t size;
+	struct mrc_dump_list l;	/* of struct mrc_peer */
 	/* peer show ADDR: only the destination with this address */
 	bool filter;
 	unsigned int filter_len;	/* 4 or 16 */
@@ -80,12 +76,6 @@ static const struct {
 	[MRC_EV_STATE_BAD]		= { "bad",		"bad" },
 };
 
-static int mrc_peer_bad(void)
-{
-	errno = EBADMSG;
-	return MNL_CB_ERROR;
-}
-
 static void mrc_peer_free(struct mrc_peer *peer)
 {
 	free(peer->values);
@@ -103,7 +93,7 @@ static int mrc_peer_values(const struct nlattr *attr, struct mrc_peer *peer)
 	size_t n = len / sizeof(struct mrc_peer_value);
 
 	if (len % sizeof(struct mrc_peer_value))
-		return mrc_peer_bad();
+		return mrc_dump_bad();
 	free(peer->values);
 	peer->values = NULL;
 	peer->nr_values = 0;
@@ -129,7 +119,7 @@ static int mrc_peer_qpn_cb(const struct nlattr *attr, void *data)
 	if (mnl_attr_get_type(attr) != MRC_PEER_A_QPN)
 		return MNL_CB_OK;
 	if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
-		return mrc_peer_bad();
+		return mrc_dump_bad();
 	grown = realloc(peer->qpns, (peer->nr_qpns + 1) * sizeof(*grown));
 	if (!grown) {
 		errno = ENOMEM;
@@ -152,13 +142,13 @@ static int mrc_peer_attr_cb(const struct nlattr *attr, void *data)
 		return MNL_CB_OK;
 	t = mrc_peer_types[type];
 	if (mnl_attr_validate(attr, t) < 0)
-		return mrc_peer_bad();
+		return mrc_dump_bad();
 	peer->has[type] = true;
 	switch (type) {
 	case MRC_PEER_A_ADDR:
 		len = mnl_attr_get_payload_len(attr);
 		if (len != 4 && len != 16)
-			return mrc_peer_bad();
+			return mrc_dump_bad();
 		memcpy(peer->addr, mnl_attr_get_payload(attr), len);
 		peer->addr_len = len;
 		return MNL_CB_OK;
@@ -179,41 +169,17 @@ static int mrc_peer_attr_cb(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
-static int mrc_peer_top_cb(const struct nlattr *attr, void *data)
+/* The length of the address, 0 if the kernel gave none. */
+static unsigned int mrc_peer_addr_len(const struct mrc_peer *peer)
 {
-	struct mrc_peer *peer = data;
-
-	if (mnl_attr_get_type(attr) != MRC_A_PEER)
-		return MNL_CB_OK;
-	if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
-		return mrc_peer_bad();
-	peer->found = true;
-	return mnl_attr_parse_nested(attr, mrc_peer_attr_cb, peer);
+	return peer->has[MRC_PEER_A_ADDR] ? peer->addr_len : 0;
 }
 
-/* The address family of @peer: its attribute, else the address length. */
 static unsigned int mrc_peer_family(const struct mrc_peer *peer)
 {
-	if (peer->has[MRC_PEER_A_FAMILY])
-		return (unsigned int)peer->val[MRC_PEER_A_FAMILY];
-	if (!peer->has[MRC_PEER_A_ADDR])
-		return AF_UNSPEC;
-	return peer->addr_len == 4 ? AF_INET : AF_INET6;
-}
-
-/* An address whose length contradicts the family is not printed. */
-static bool mrc_peer_consistent(const struct mrc_peer *peer)
-{
-	if (!peer->has[MRC_PEER_A_ADDR] || !peer->has[MRC_PEER_A_FAMILY])
-		return true;
-	switch (peer->val[MRC_PEER_A_FAMILY]) {
-	case AF_INET:
-		return peer->addr_len == 4;
-	case AF_INET6:
-		return peer->addr_len == 16;
-	default:
-		return false;
-	}
+	return mrc_dump_family(peer->has[MRC_PEER_A_FAMILY],
+			       peer->val[MRC_PEER_A_FAMILY],
+			       mrc_peer_addr_len(peer));
 }
 
 /* Whether peer show ADDR shows @peer. */
@@ -231,56 +197,42 @@ static int mrc_peer_reply_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct mrc_peer_list *list = data;
 	struct mrc_peer peer;
-	struct mrc_peer *grown;
-	size_t size;
+	bool found;
 	int ret;
 
 	memset(&peer, 0, sizeof(peer));
-	ret = mnl_attr_parse(nlh, sizeof(struct genlmsghdr), mrc_peer_top_cb,
-			     &peer);
-	if (ret == MNL_CB_OK && peer.found && !mrc_peer_consistent(&peer))
-		ret = mrc_peer_bad();
-	if (ret != MNL_CB_OK || !peer.found || !mrc_peer_wanted(list, &peer)) {
-		mrc_peer_free(&peer);
-		return ret;
+	ret = mrc_dump_parse(nlh, MRC_A_PEER, mrc_peer_attr_cb, &peer, &found);
+	if (ret == MNL_CB_OK && found &&
+	    !mrc_dump_consistent(peer.has[MRC_PEER_A_FAMILY],
+				 peer.val[MRC_PEER_A_FAMILY],
+				 mrc_peer_addr_len(&peer)))
+		ret = mrc_dump_bad();
+	if (ret == MNL_CB_OK && found && mrc_peer_wanted(list, &peer)) {
+		ret = mrc_dump_list_add(&list->l, &peer);
+		if (ret == MNL_CB_OK)
+			return ret;	/* the list owns what it points at */
 	}
-
-	if (list->count == list->size) {
-		size = list->size ? 2 * list->size : 16;
-		grown = realloc(list->peer, size * sizeof(*grown));
-		if (!grown) {
-			mrc_peer_free(&peer);
-			errno = ENOMEM;
-			return MNL_CB_ERROR;
-		}
-		list->peer = grown;
-		list->size = size;
-	}
-	list->peer[list->count++] = peer;
-	return MNL_CB_OK;
+	mrc_peer_free(&peer);
+	return ret;
 }
 
 /* Before each try of the dump: forget what an interrupted one gave. */
 static void mrc_peer_list_reset(void *data)
 {
 	struct mrc_peer_list *list = data;
+	struct mrc_peer *peer = list->l.items;
 	size_t i;
 
-	for (i = 0; i < list->count; i++)
-		mrc_peer_free(&list->peer[i]);
-	list->count = 0;
+	for (i = 0; i < list->l.count; i++)
+		mrc_peer_free(&peer[i]);
+	list->l.count = 0;
 }
 
 /* The address, "" if the kernel did not give one. */
 static void mrc_peer_addr(const struct mrc_peer *peer, char *buf,
 			  size_t size)
 {
-	int af = peer->addr_len == 4 ? AF_INET : AF_INET6;
-
-	buf[0] = '\0';
-	if (peer->has[MRC_PEER_A_ADDR] &&
-	    !inet_ntop(af, peer->addr, buf, (socklen_t)size))
-		buf[0] = '\0';
+	mrc_dump_addr(peer->addr, mrc_peer_addr_len(peer), buf, size);
 }
 
 /* The name of a spraying type, NULL for one this mrc has no name for. */
@@ -421,8 +373,9 @@ static void mrc_peer_text_qps(struct mrc_line *l,
  *           ...
  *       qps: 3 7
  */
-static void mrc_peer_text(FILE *f, const struct mrc_peer *peer, bool all)
+static void mrc_peer_text(FILE *f, const void *item, bool all)
 {
+	const struct mrc_peer *peer = item;
 	struct mrc_line l;
 
 	mrc_line_init(&l, f);
@@ -485,10 +438,10 @@ static void mrc_peer_json_values(struct mrc_out *o,
 }
 
 /* One destination as a JSON object. */
-static void mrc_peer_json(struct mrc_out *o, const struct mrc_peer *peer)
+static void mrc_peer_json(struct mrc_out *o, const void *item)
 {
+	const struct mrc_peer *peer = item;
 	char addr[INET6_ADDRSTRLEN];
-	unsigned int family = mrc_peer_family(peer);
 	uint64_t first, size;
 	const char *name;
 	size_t i;
@@ -497,12 +450,7 @@ static void mrc_peer_json(struct mrc_out *o, const struct mrc_peer *peer)
 	mrc_peer_addr(peer, addr, sizeof(addr));
 	if (addr[0])
 		mrc_out_str(o, NULL, "address", addr);
-	if (family == AF_INET)
-		mrc_out_str(o, NULL, "family", "inet");
-	else if (family == AF_INET6)
-		mrc_out_str(o, NULL, "family", "inet6");
-	else if (family != AF_UNSPEC)
-		mrc_out_u64(o, NULL, "family", family);
+	mrc_dump_out_family(o, mrc_peer_family(peer));
 	if (peer->has[MRC_PEER_A_SPRAYING_TYPE]) {
 		name = mrc_peer_spraying_name(peer->val[MRC_PEER_A_SPRAYING_TYPE]);
 		if (name)
@@ -539,43 +487,16 @@ static void mrc_peer_json(struct mrc_out *o, const struct mrc_peer *peer)
 	mrc_out_object_end(o);
 }
 
-static int mrc_peer_print(const struct mrc_peer_list *list,
-			  const struct mrc_opts *opts)
-{
-	struct mrc_out o;
-	size_t i;
-
-	mrc_out_begin_list(&o, stdout, opts->json, opts->pretty);
-	for (i = 0; i < list->count; i++) {
-		if (opts->json)
-			mrc_peer_json(&o, &list->peer[i]);
-		else
-			mrc_peer_text(stdout, &list->peer[i], opts->stats);
-	}
-	if (mrc_out_end(&o) < 0) {
-		fprintf(stderr, "mrc: writing the output: %s\n",
-			strerror(errno));
-		return MRC_EXIT_KERNEL;
-	}
-	return MRC_EXIT_OK;
-}
-
-static int mrc_peer_report(const struct mrc_nl_err *e)
-{
-	if (e->err == EINTR && !e->msg[0]) {
-		fprintf(stderr,
-			"mrc: the peers changed during each of %d dumps; try again\n",
-			MRC_NL_DUMP_TRIES);
-		return MRC_EXIT_KERNEL;
-	}
-	if (e->err == EOPNOTSUPP && !e->msg[0]) {
-		fprintf(stderr,
-			"mrc: the loaded mrc module cannot list peers (no MRC_CMD_PEER_GET dump): %s\n",
-			strerror(e->err));
-		return MRC_EXIT_KERNEL;
-	}
-	return mrc_nl_report(e, "reading the peers", NULL);
-}
+static const struct mrc_dump_ops mrc_peer_ops = {
+	.noun		= "peer",
+	.what		= "peers",
+	.cmd		= MRC_CMD_PEER_GET,
+	.cmd_name	= "MRC_CMD_PEER_GET",
+	.reply_cb	= mrc_peer_reply_cb,
+	.reset		= mrc_peer_list_reset,
+	.json		= mrc_peer_json,
+	.text		= mrc_peer_text,
+};
 
 /*
  * ADDR of peer show: IPv4 or IPv6.  An IPv4-mapped IPv6 address is the
@@ -609,10 +530,10 @@ static int mrc_peer_parse_addr(const char *arg, struct mrc_peer_list *list)
 static int mrc_peer_show(int argc, char **argv, const struct mrc_opts *opts)
 {
 	struct mrc_peer_list list;
-	struct mrc_nl_err e;
 	int ret;
 
 	memset(&list, 0, sizeof(list));
+	list.l.item_size = sizeof(struct mrc_peer);
 	if (argc > 0) {
 		ret = mrc_peer_parse_addr(argv[0], &list);
 		if (ret != MRC_EXIT_OK)
@@ -621,16 +542,9 @@ static int mrc_peer_show(int argc, char **argv, const struct mrc_opts *opts)
 	if (argc > 1)
 		return mrc_usage_error("unexpected argument \"%s\"", argv[1]);
 
-	ret = mrc_nl_dump(MRC_CMD_PEER_GET, mrc_peer_reply_cb, &list,
-			  mrc_peer_list_reset, &e);
-	if (ret == MRC_EXIT_OK) {
-		if (e.err)
-			ret = mrc_peer_report(&e);
-		else
-			ret = mrc_peer_print(&list, opts);
-	}
+	ret = mrc_dump_show(&mrc_peer_ops, &list, &list.l, opts);
 	mrc_peer_list_reset(&list);
-	free(list.peer);
+	free(list.l.items);
 	return ret;
 }
 
@@ -644,13 +558,5 @@ static int mrc_peer_show(int argc, char **argv, const struct mrc_opts *opts)
  */
 int mrc_cmd_peer(int argc, char **argv, const struct mrc_opts *opts)
 {
-	if (argc == 0)
-		return mrc_peer_show(0, argv, opts);
-	if (mrc_matches(argv[0], "show") || mrc_matches(argv[0], "list"))
-		return mrc_peer_show(argc - 1, argv + 1, opts);
-	if (mrc_matches(argv[0], "help")) {
-		mrc_help();
-		return MRC_EXIT_OK;
-	}
-	return mrc_usage_error("unknown peer command \"%s\"", argv[0]);
+	return mrc_dump_cmd(&mrc_peer_ops, argc, argv, opts, mrc_peer_show);
 }

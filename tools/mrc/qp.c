@@ -14,11 +14,10 @@
 #include <mrc/stat_names.h>
 
 #include "cli.h"
+#include "dump.h"
 #include "nl.h"
 #include "output.h"
 #include "stats.h"
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* One queue pair, as its MRC_A_QP nest describes it. */
 struct mrc_qp {
@@ -26,14 +25,6 @@ struct mrc_qp {
 	bool has[MRC_QP_A_MAX + 1];
 	uint8_t addr[16];		/* MRC_QP_A_REMOTE_ADDR, 4 or 16 B */
 	struct mrc_stats stats;		/* MRC_QP_A_STATS */
-	bool found;			/* the message had an MRC_A_QP */
-};
-
-/* The queue pairs of a dump, in the kernel's order. */
-struct mrc_qp_list {
-	struct mrc_qp *qp;
-	size_t count;
-	size_t size;
 };
 
 /* How each attribute of the nest is read; unlisted ones are skipped. */
@@ -88,12 +79,6 @@ static const struct {
 /* The numbers from srtt on start a line of their own. */
 #define MRC_QP_SECOND_LINE	MRC_QP_A_SRTT_US
 
-static int mrc_qp_bad(void)
-{
-	errno = EBADMSG;
-	return MNL_CB_ERROR;
-}
-
 static int mrc_qp_attr_cb(const struct nlattr *attr, void *data)
 {
 	struct mrc_qp *qp = data;
@@ -110,11 +95,11 @@ static int mrc_qp_attr_cb(const struct nlattr *attr, void *data)
 		return mrc_stats_parse(attr, &qp->stats);
 	}
 	if (mnl_attr_validate(attr, t) < 0)
-		return mrc_qp_bad();
+		return mrc_dump_bad();
 	if (type == MRC_QP_A_REMOTE_ADDR) {
 		len = mnl_attr_get_payload_len(attr);
 		if (len != 4 && len != 16)
-			return mrc_qp_bad();
+			return mrc_dump_bad();
 		memcpy(qp->addr, mnl_attr_get_payload(attr), len);
 		qp->val[type] = len;
 	} else if (t == MNL_TYPE_U16) {
@@ -126,86 +111,40 @@ static int mrc_qp_attr_cb(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
-static int mrc_qp_top_cb(const struct nlattr *attr, void *data)
+/* The length of the remote address, 0 if the kernel gave none. */
+static unsigned int mrc_qp_addr_len(const struct mrc_qp *qp)
 {
-	struct mrc_qp *qp = data;
-
-	if (mnl_attr_get_type(attr) != MRC_A_QP)
-		return MNL_CB_OK;
-	if (mnl_attr_validate(attr, MNL_TYPE_NESTED) < 0)
-		return mrc_qp_bad();
-	qp->found = true;
-	return mnl_attr_parse_nested(attr, mrc_qp_attr_cb, qp);
+	return qp->has[MRC_QP_A_REMOTE_ADDR] ? qp->val[MRC_QP_A_REMOTE_ADDR] : 0;
 }
 
-/* The address family of @qp: its attribute, else the address length. */
 static unsigned int mrc_qp_family(const struct mrc_qp *qp)
 {
-	if (qp->has[MRC_QP_A_FAMILY])
-		return qp->val[MRC_QP_A_FAMILY];
-	if (!qp->has[MRC_QP_A_REMOTE_ADDR])
-		return AF_UNSPEC;
-	return qp->val[MRC_QP_A_REMOTE_ADDR] == 4 ? AF_INET : AF_INET6;
-}
-
-/* An address whose length contradicts the family is not printed. */
-static bool mrc_qp_consistent(const struct mrc_qp *qp)
-{
-	unsigned int len = qp->val[MRC_QP_A_REMOTE_ADDR];
-
-	if (!qp->has[MRC_QP_A_REMOTE_ADDR] || !qp->has[MRC_QP_A_FAMILY])
-		return true;
-	switch (qp->val[MRC_QP_A_FAMILY]) {
-	case AF_INET:
-		return len == 4;
-	case AF_INET6:
-		return len == 16;
-	default:
-		return false;
-	}
+	return mrc_dump_family(qp->has[MRC_QP_A_FAMILY],
+			       qp->val[MRC_QP_A_FAMILY], mrc_qp_addr_len(qp));
 }
 
 static int mrc_qp_reply_cb(const struct nlmsghdr *nlh, void *data)
 {
-	struct mrc_qp_list *list = data;
 	struct mrc_qp qp;
-	struct mrc_qp *grown;
-	size_t size;
+	bool found;
 	int ret;
 
 	memset(&qp, 0, sizeof(qp));
-	ret = mnl_attr_parse(nlh, sizeof(struct genlmsghdr), mrc_qp_top_cb,
-			     &qp);
+	ret = mrc_dump_parse(nlh, MRC_A_QP, mrc_qp_attr_cb, &qp, &found);
 	if (ret != MNL_CB_OK)
 		return ret;
-	if (!qp.found)
+	if (!found)
 		return MNL_CB_OK;	/* nothing this mrc knows of */
-	if (!mrc_qp_consistent(&qp))
-		return mrc_qp_bad();
-
-	if (list->count == list->size) {
-		size = list->size ? 2 * list->size : 16;
-		grown = realloc(list->qp, size * sizeof(*grown));
-		if (!grown) {
-			errno = ENOMEM;
-			return MNL_CB_ERROR;
-		}
-		list->qp = grown;
-		list->size = size;
-	}
-	list->qp[list->count++] = qp;
-	return MNL_CB_OK;
+	if (!mrc_dump_consistent(qp.has[MRC_QP_A_FAMILY],
+				 qp.val[MRC_QP_A_FAMILY], mrc_qp_addr_len(&qp)))
+		return mrc_dump_bad();
+	return mrc_dump_list_add(data, &qp);
 }
 
 /* The remote address, "" if the kernel did not give one. */
 static void mrc_qp_addr(const struct mrc_qp *qp, char *buf, size_t size)
 {
-	int af = qp->val[MRC_QP_A_REMOTE_ADDR] == 4 ? AF_INET : AF_INET6;
-
-	buf[0] = '\0';
-	if (qp->has[MRC_QP_A_REMOTE_ADDR] &&
-	    !inet_ntop(af, qp->addr, buf, (socklen_t)size))
-		buf[0] = '\0';
+	mrc_dump_addr(qp->addr, mrc_qp_addr_len(qp), buf, size);
 }
 
 /* The name of a state, NULL for one this mrc has no name for. */
@@ -258,8 +197,9 @@ static void mrc_qp_text_first_line(struct mrc_line *l,
  *
  * the counters that are not zero, or all of them with -s.
  */
-static void mrc_qp_text(FILE *f, const struct mrc_qp *qp, bool all_stats)
+static void mrc_qp_text(FILE *f, const void *item, bool all_stats)
 {
+	const struct mrc_qp *qp = item;
 	struct mrc_line l;
 	size_t i;
 	int s;
@@ -283,22 +223,17 @@ static void mrc_qp_text(FILE *f, const struct mrc_qp *qp, bool all_stats)
 }
 
 /* One queue pair as a JSON object, with the names of plain output. */
-static void mrc_qp_json(struct mrc_out *o, const struct mrc_qp *qp)
+static void mrc_qp_json(struct mrc_out *o, const void *item)
 {
+	const struct mrc_qp *qp = item;
 	char addr[INET6_ADDRSTRLEN];
-	unsigned int family = mrc_qp_family(qp);
 	const char *name;
 	size_t i;
 
 	mrc_out_object_begin(o, NULL);
 	if (qp->has[MRC_QP_A_QPN])
 		mrc_out_u64(o, "qpn", "qpn", qp->val[MRC_QP_A_QPN]);
-	if (family == AF_INET)
-		mrc_out_str(o, "family", "family", "inet");
-	else if (family == AF_INET6)
-		mrc_out_str(o, "family", "family", "inet6");
-	else if (family != AF_UNSPEC)
-		mrc_out_u64(o, "family", "family", family);
+	mrc_dump_out_family(o, mrc_qp_family(qp));
 	if (qp->has[MRC_QP_A_LOCAL_PORT])
 		mrc_out_u64(o, "local_port", "local_port",
 			    qp->val[MRC_QP_A_LOCAL_PORT]);
@@ -332,70 +267,35 @@ static void mrc_qp_json(struct mrc_out *o, const struct mrc_qp *qp)
 	mrc_out_object_end(o);
 }
 
-static int mrc_qp_print(const struct mrc_qp_list *list,
-			const struct mrc_opts *opts)
-{
-	struct mrc_out o;
-	size_t i;
-
-	mrc_out_begin_list(&o, stdout, opts->json, opts->pretty);
-	for (i = 0; i < list->count; i++) {
-		if (opts->json)
-			mrc_qp_json(&o, &list->qp[i]);
-		else
-			mrc_qp_text(stdout, &list->qp[i], opts->stats);
-	}
-	if (mrc_out_end(&o) < 0) {
-		fprintf(stderr, "mrc: writing the output: %s\n",
-			strerror(errno));
-		return MRC_EXIT_KERNEL;
-	}
-	return MRC_EXIT_OK;
-}
-
 /* Before each try of the dump: forget what an interrupted one gave. */
 static void mrc_qp_list_reset(void *data)
 {
-	struct mrc_qp_list *list = data;
+	struct mrc_dump_list *list = data;
 
 	list->count = 0;
 }
 
-static int mrc_qp_report(const struct mrc_nl_err *e)
-{
-	if (e->err == EINTR && !e->msg[0]) {
-		fprintf(stderr,
-			"mrc: the queue pairs changed during each of %d dumps; try again\n",
-			MRC_NL_DUMP_TRIES);
-		return MRC_EXIT_KERNEL;
-	}
-	if (e->err == EOPNOTSUPP && !e->msg[0]) {
-		fprintf(stderr,
-			"mrc: the loaded mrc module cannot list queue pairs (no MRC_CMD_QP_GET dump): %s\n",
-			strerror(e->err));
-		return MRC_EXIT_KERNEL;
-	}
-	return mrc_nl_report(e, "reading the queue pairs", NULL);
-}
+static const struct mrc_dump_ops mrc_qp_ops = {
+	.noun		= "qp",
+	.what		= "queue pairs",
+	.cmd		= MRC_CMD_QP_GET,
+	.cmd_name	= "MRC_CMD_QP_GET",
+	.reply_cb	= mrc_qp_reply_cb,
+	.reset		= mrc_qp_list_reset,
+	.json		= mrc_qp_json,
+	.text		= mrc_qp_text,
+};
 
 static int mrc_qp_show(int argc, char **argv, const struct mrc_opts *opts)
 {
-	struct mrc_qp_list list = { .qp = NULL, .count = 0, .size = 0 };
-	struct mrc_nl_err e;
+	struct mrc_dump_list list = { .item_size = sizeof(struct mrc_qp) };
 	int ret;
 
 	if (argc > 0)
 		return mrc_usage_error("unexpected argument \"%s\"", argv[0]);
 
-	ret = mrc_nl_dump(MRC_CMD_QP_GET, mrc_qp_reply_cb, &list,
-			  mrc_qp_list_reset, &e);
-	if (ret == MRC_EXIT_OK) {
-		if (e.err)
-			ret = mrc_qp_report(&e);
-		else
-			ret = mrc_qp_print(&list, opts);
-	}
-	free(list.qp);
+	ret = mrc_dump_show(&mrc_qp_ops, &list, &list, opts);
+	free(list.items);
 	return ret;
 }
 
@@ -409,13 +309,5 @@ static int mrc_qp_show(int argc, char **argv, const struct mrc_opts *opts)
  */
 int mrc_cmd_qp(int argc, char **argv, const struct mrc_opts *opts)
 {
-	if (argc == 0)
-		return mrc_qp_show(0, argv, opts);
-	if (mrc_matches(argv[0], "show") || mrc_matches(argv[0], "list"))
-		return mrc_qp_show(argc - 1, argv + 1, opts);
-	if (mrc_matches(argv[0], "help")) {
-		mrc_help();
-		return MRC_EXIT_OK;
-	}
-	return mrc_usage_error("unknown qp command \"%s\"", argv[0]);
+	return mrc_dump_cmd(&mrc_qp_ops, argc, argv, opts, mrc_qp_show);
 }

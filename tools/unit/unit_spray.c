@@ -78,6 +78,71 @@ TEST_F(spray, init__sets_differ_between_draws)
 	EXPECT_NE(0, memcmp(a.ev, self->s.ev, sizeof(a.ev)));
 }
 
+/* The draw as it was made with an array of its own on the stack: the
+ * shuffle in place must give the same set, order and start from the
+ * same random numbers.
+ */
+static void init_reference(struct mrc_spray *s, const struct mrc_config *c,
+			   __u32 *seed)
+{
+	__u16 perm[MRC_SPRAY_MAX];
+	__u32 i;
+
+	memset(s, 0, sizeof(*s));
+	s->base = (__u16)c->starting_port_offset;
+	s->range = (__u16)mrc_entropy_range(c);
+	s->n = (__u16)mrc_active_set_size(c);
+	for (i = 0; i < s->range; i++)
+		perm[i] = (__u16)i;
+	for (i = 0; i < MRC_SPRAY_MAX; i++)
+		s->idx[i] = MRC_SPRAY_NONE;
+	for (i = 0; i < s->n; i++) {
+		__u32 j = i + rnd(seed) % (s->range - i);
+		__u16 t = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = t;
+		s->ev[i] = s->base + perm[i];
+		s->idx[perm[i]] = (__u16)i;
+	}
+	s->pos = (__u16)(rnd(seed) % s->n);
+	s->probe_pos = s->pos;
+}
+
+TEST_F(spray, init__in_place_shuffle_draws_as_before)
+{
+	static const struct {
+		__u32 bits, offset, size;
+	} cases[] = {
+		{ 7, 256, 0 }, { 8, 65280, 256 }, { 8, 1000, 255 },
+		{ 0, 5000, 0 }, { 3, 40000, 1 }, { 5, 0, 1000 },
+	};
+	struct mrc_spray want;
+	__u32 seed, k, i;
+
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		self->c.entropy_mask_bits = cases[k].bits;
+		self->c.starting_port_offset = cases[k].offset;
+		self->c.active_ev_set_size = cases[k].size;
+		seed = self->seed + k;
+		init_reference(&want, &self->c, &seed);
+		seed = self->seed + k;
+		/* What the shuffle leaves in idx must not survive. */
+		memset(&self->s, 0x5a, sizeof(self->s));
+		mrc_spray_init(&self->s, &self->c, rnd, &seed);
+		ASSERT_EQ(want.n, self->s.n);
+		EXPECT_EQ(want.range, self->s.range);
+		EXPECT_EQ(want.pos, self->s.pos);
+		EXPECT_EQ(want.probe_pos, self->s.probe_pos);
+		EXPECT_EQ(0, self->s.nr_bad);
+		EXPECT_EQ(0, memcmp(want.ev, self->s.ev,
+				    want.n * sizeof(want.ev[0])));
+		EXPECT_EQ(0, memcmp(want.idx, self->s.idx, sizeof(want.idx)));
+		for (i = 0; i < MRC_SPRAY_MAX; i++)
+			ASSERT_EQ(0, self->s.flags[i]);
+	}
+}
+
 TEST_F(spray, init__zero_bits_one_value_at_offset)
 {
 	int i;
@@ -287,6 +352,24 @@ TEST_F(spray, probe__bad_values_in_turn)
 		EXPECT_NE(v[1], p);
 		EXPECT_TRUE(p == v[0] || p == v[2]);
 	}
+}
+
+/* A probe not sent (its egress queue stopped) still took its value's
+ * turn: the rotation moves on, and the value comes up again k probes
+ * later, as if its probe had been lost.
+ */
+TEST_F(spray, probe__turn_not_taken_comes_back_after_k)
+{
+	int skipped, i;
+
+	init(self);
+	mrc_spray_mark_bad(&self->s, self->s.ev[10]);
+	mrc_spray_mark_bad(&self->s, self->s.ev[20]);
+	mrc_spray_mark_bad(&self->s, self->s.ev[30]);
+	skipped = mrc_spray_next_probe(&self->s);
+	for (i = 0; i < 2; i++)
+		EXPECT_NE(skipped, mrc_spray_next_probe(&self->s));
+	EXPECT_EQ(skipped, mrc_spray_next_probe(&self->s));
 }
 
 TEST_F(spray, range__top_of_port_space)

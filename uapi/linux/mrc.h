@@ -233,6 +233,10 @@ enum mrc_stat {
 					 * no memory, or a listener's buffer
 					 * full
 					 */
+	MRC_STAT_PROBE_SKIP_QUEUE_STOPPED, /* probes not sent: every transmit
+					    * queue of their egress device
+					    * was stopped
+					    */
 
 	__MRC_STAT_MAX,
 };

@@ -1,0 +1,120 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2016 # jq programs
+#
+# The benchmarks' results (the JSON tools/bench/run.sh prints and
+# tools/bench/bench.sh keeps) as Markdown:
+#
+#   tools/bench/report.sh Documentation/benchmarks/results.json
+#
+# Each benchmark present gets its section; the JSON holds every run and
+# counter, the Markdown the figures to read first.
+
+set -euo pipefail
+
+[ $# -eq 1 ] || {
+	echo "usage: $0 RESULTS.json" >&2
+	exit 2
+}
+
+jq -M -r '
+def r1: if . == null then "n/a" else . * 10 | round / 10 | tostring end;
+def r2: if . == null then "n/a" else . * 100 | round / 100 | tostring end;
+def pct: if . == null then "n/a" else . * 100 | round | "\(.) %" end;
+def ms: if . == null then "never" else "\(r1) ms" end;
+def med: sort | if length == 0 then null
+	elif length % 2 == 1 then .[length / 2 | floor]
+	else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+
+def goodput:
+	"## Goodput on the 4 x 50 Mbit/s fabric",
+	"",
+	"\(.repetitions) repetition(s) of \(.seconds) s per case, the cases in turn; " +
+	"goodput is what the receiver verified, byte by byte, over the " +
+	"sender'"'"'s time (mrcperf).  Fabric use: median / \(.fabric_mbps) Mbit/s.",
+	"",
+	"| case | median Mbit/s | min | max | fabric use | messages verified | lost | corrupted |",
+	"|---|---:|---:|---:|---:|---:|---:|---:|",
+	(.cases[] |
+	 "| \(.description) | \(.goodput_mbps.median | r1) | " +
+	 "\(.goodput_mbps.min | r1) | \(.goodput_mbps.max | r1) | " +
+	 "\(.fabric_utilisation | pct) | \(.verified) | \(.lost) | " +
+	 "\(.errors)\(if .ok then "" else " (a run FAILED)" end) |"),
+	"",
+	"**mrc / one TCP flow, same repetition: \(.mrc_over_tcp.median | r2) x** " +
+	"(runs: \(.mrc_over_tcp.runs | map(r2) | join(", "))); " +
+	"issue #12 asks for at least \(.mrc_over_tcp.goal) x.  " +
+	(if .mrc9k_over_tcp.median then
+	 "With mss 8192: **\(.mrc9k_over_tcp.median | r2) x** (runs: " +
+	 "\(.mrc9k_over_tcp.runs | map(r2) | join(", ")))." else "" end),
+	"",
+	"What the runs of one mrc socket say about what limits it (medians " +
+	"over the runs; counters of h1 unless said):",
+	"",
+	"| case | data packets | resent (SACK / timeout) | timeouts | values assumed bad | spine queue drops | cwnd halfway | srtt halfway | cwnd / srtt | RTO halfway | TCP segments resent |",
+	"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+	(.cases[] | .runs as $r |
+	 def m(f): [$r[] | f | numbers] | med;
+	 "| \(.name) | " +
+	 (if .runs[0].mrc_h1 then
+	   "\(m(.mrc_h1.tx_data_packets)) | \(m(.mrc_h1.total_rtx_sack)) / " +
+	   "\(m(.mrc_h1.total_rtx_timeout)) | \(m(.mrc_h1.total_timeouts)) | " +
+	   "\(m(.mrc_h1.ev_assumed_bad)) | "
+	  else "- | - | - | - | " end) +
+	 "\(m(.spine_qdisc_drops | add)) | " +
+	 (if .runs[0].mrc_h1 then
+	   "\(m(.qp_halfway[0].cwnd)) B | \(m(.qp_halfway[0].srtt_us)) us | " +
+	   "\(m(.qp_halfway[0] | if .srtt_us > 0 then .cwnd * 8 / .srtt_us
+		else null end) | r1) Mbit/s | " +
+	   "\(m(.qp_halfway[0].rto_us)) us | - |"
+	  else "- | - | - | - | \(m(.tcp_retrans_segs)) |" end)),
+	"",
+	"Packets each spine carried toward h2, first run: " +
+	([.cases[] | "\(.name) \(.runs[0].spine_packets | map(tostring) | join("/"))"]
+	 | join("; ")) + ".";
+
+def failover:
+	"## Failover: a spine fails silently",
+	"",
+	"One mrc socket streams 1 MiB messages for \(.stream_seconds) s; spine 1 " +
+	"fails silently (netem loss 100 %) at \(.fail_at) s for \(.fail_for) s. " +
+	"h2'"'"'s goodput is sampled every \(.sample_ms) ms (netsample) and taken " +
+	"over a sliding \(.window_ms) ms window; times are from the failure, " +
+	"as spine 1'"'"'s last packet to l2 dates it.",
+	"",
+	"| measure | value |",
+	"|---|---:|",
+	"| goodput over the 3 s before the failure | \(.pre_mbps | r1) Mbit/s |",
+	"| lowest \(.window_ms) ms window in the 2 s after it | \(.dip_mbps | r1) Mbit/s at +\(.dip_ms | r1) ms |",
+	"| back to 3/4 of the fabric (\(.mark_fabric_mbps | r1) Mbit/s) | \(.back_fabric_ms | ms)\(if .held_fabric then ", then \(.held_fabric | pct) of windows at it" else "" end) |",
+	"| back to 3/4 of the goodput before (\(.mark_pre_mbps | r1) Mbit/s) | \(.back_pre_ms | ms)\(if .held_pre then ", then \(.held_pre | pct) of windows at it" else "" end) |",
+	"| steadily back (the next \(.hold_ms) ms at the mark): 3/4 of the fabric / of the goodput before | \(.steady_fabric_ms | ms) / \(.steady_pre_ms | ms) |",
+	"| bound: 2 RTO + probe period | \(.bound_ms | ms) (RTO \(.rto_us) us at +\(.qp_read_at_ms) ms into the stream\(if .qp_read_before_failure then "" else ", AFTER the failure" end), probe period \(.probe_period_us) us) |",
+	"| steadily at 3/4 of the fabric within the bound | \(if .within_bound then "yes" else "no" end) |",
+	"| goodput while failed (from +1 s) / after it (from +1 s) | \(.during_mbps | r1) / \(.after_mbps | r1) Mbit/s |",
+	"| spine 1 after the restore: first packet / data again | +\(.spine_back_first_ms | ms) / +\(.spine_back_data_ms | ms) |",
+	"| failed / restored, into the stream | \(.failed_at_ms) / \(.restored_at_ms) ms (tc took \(.tc_fail_ms | r1) / \(.tc_restore_ms | r1) ms) |",
+	"| values of the active set on spine 1 / its share of the bytes before | \(.values_on_spine1) of \(.active_set) / \(.spine1_share_pre | pct) |",
+	"| retransmitted | \(.retransmitted_packets) packets, \(.retransmitted_bytes) bytes (\(.mrc_h1.total_rtx_sack) SACK, \(.mrc_h1.total_rtx_timeout) timeout) |",
+	"| timeouts / values assumed bad / restored by probes | \(.mrc_h1.total_timeouts) / \(.mrc_h1.ev_assumed_bad) / \(.mrc_h1.ev_restored) |",
+	"| probes sent / answered | \(.mrc_h1.total_probe_pkts_tx) / \(.mrc_h1.probe_resp_rx) |",
+	"| messages verified / lost / corrupted | \(.verified) / \(.lost) / \(.errors)\(if .ok then "" else " (FAILED)" end) |",
+	"| goodput over the whole stream | \(.goodput_mbps | r1) Mbit/s |",
+	"",
+	"Sampler: \(.sampler)";
+
+"# mrc benchmarks",
+"",
+(.meta | "Started \(.started); VM kernel \(.vm_kernel), \(.vm_cpus) CPUs under \(.vm_accel // "?")" +
+ (if .host then ", \(.host)" else "" end) + (if .quick then "; QUICK=1" else "" end) +
+ ".  Fabric: \(.fabric)." +
+ (if .commit then "  Tree: \(.commit)." else "" end) +
+ (if .host_load then "  Host: \(.host_load); \(.wall_seconds) s in all." else "" end) +
+ (if .mrc_config_set != "" then "  mrc configuration set: \(.mrc_config_set)."
+  else "  mrc at its default configuration." end) +
+ (if .note then "\n\n\(.note)" else "" end)),
+"",
+(.benchmarks |
+ (if .goodput then (.goodput | goodput), "" else empty end),
+ (if .failover then (.failover | failover), "" else empty end))
+' "$1"
