@@ -21,25 +21,65 @@ T=$mrc_tmpdir
 NSPINES=4
 PORT=7000
 DST=10.0.2.1
+# MRC_DEBUG_KERNEL=1 (tools/check-debug.sh sets it): the run is on the
+# debug kernel, where each program started costs 0.5-2.5 s and packets
+# move through the fabric a hundred times slower than on the stock
+# kernel: the tests run a shorter set.
+DEBUG_KERNEL=${MRC_DEBUG_KERNEL:-0}
+
+# debug_mark WHAT: on the debug kernel, note how long the test has run
+# (where its time goes).
+debug_mark() {
+	[ "$DEBUG_KERNEL" != 1 ] || mrc_log "# at $SECONDS s: $*"
+}
+
+# fabric_names N: N new namespace names (mrc-XXXXXXXX, as mrc_netns_add
+# makes them), in NAMES, registered to be deleted on exit (by
+# fabric_del) but not made.
+FABRIC_NS=()
+fabric_names() {
+	local name i
+
+	NAMES=()
+	for ((i = 0; i < $1; i++)); do
+		name=mrc-$(printf '%04x%04x' $RANDOM $RANDOM)
+		if [ -e "/run/netns/$name" ] ||
+		   [[ " ${NAMES[*]} ${FABRIC_NS[*]} " == *" $name "* ]]; then
+			i=$((i - 1))
+			continue
+		fi
+		NAMES+=("$name")
+	done
+	[ ${#FABRIC_NS[@]} -gt 0 ] || mrc_at_exit fabric_del
+	FABRIC_NS+=("${NAMES[@]}")
+}
+
+# fabric_del: delete every fabric's namespaces, in one ip batch (-force:
+# past any that is not there).
+fabric_del() {
+	printf 'netns del %s\n' "${FABRIC_NS[@]}" | ip -force -b - 2>/dev/null
+}
 
 # --- the fabric ----------------------------------------------------------
 
 # fabric DELAY...: a fresh fabric of as many spines as DELAYs (netem delay
 # of each spine, both ways).  Sets H1 H2 L1 L2 and SP[1..N].
 fabric() {
-	local n=$# i d lines=() l1=() l2=()
+	local n=$# i d m lines=() l1=() l2=() mods=() sys=()
 
-	mrc_modprobe veth
-	mrc_modprobe sch_netem
-	mrc_modprobe sch_tbf
-	mrc_netns_add; H1=$MRC_NS
-	mrc_netns_add; H2=$MRC_NS
-	mrc_netns_add; L1=$MRC_NS
-	mrc_netns_add; L2=$MRC_NS
+	# As few programs as can be: each costs up to seconds under TCG.
+	for m in veth sch_netem sch_tbf; do
+		[ -d "/sys/module/$m" ] || mods+=("$m")
+	done
+	[ ${#mods[@]} -eq 0 ] || modprobe -q -a "${mods[@]}" 2>/dev/null || :
+	fabric_names $((4 + n))
+	H1=${NAMES[0]} H2=${NAMES[1]} L1=${NAMES[2]} L2=${NAMES[3]}
 	SP=()
 	for ((i = 1; i <= n; i++)); do
-		mrc_netns_add
-		SP[i]=$MRC_NS
+		SP[i]=${NAMES[i + 3]}
+	done
+	for m in "${NAMES[@]}"; do
+		lines+=("netns add $m")
 	done
 	lines+=("link add vh netns $H1 mtu 9000 type veth peer name vh netns $L1 mtu 9000")
 	lines+=("link add vh netns $H2 mtu 9000 type veth peer name vh netns $L2 mtu 9000")
@@ -48,7 +88,7 @@ fabric() {
 		lines+=("link add vs$i netns $L2 mtu 9000 type veth peer name vb netns ${SP[i]} mtu 9000")
 	done
 	printf '%s\n' "${lines[@]}" | ip -b - ||
-		mrc_die "cannot build the fabric's links"
+		mrc_die "cannot build the fabric's namespaces and links"
 
 	ip -n "$H1" -b - <<-EOF || mrc_die "cannot set up h1"
 		link set lo up
@@ -84,16 +124,16 @@ fabric() {
 	l2+=("route add 10.0.1.0/24$nh2")
 	printf '%s\n' "${l1[@]}" | ip -n "$L1" -b - || mrc_die "cannot set up l1"
 	printf '%s\n' "${l2[@]}" | ip -n "$L2" -b - || mrc_die "cannot set up l2"
-	for ns in "$L1" "$L2"; do
-		ip netns exec "$ns" sysctl -q -w net.ipv4.ip_forward=1 \
-			net.ipv4.fib_multipath_hash_policy=3 \
-			net.ipv4.fib_multipath_hash_fields=0x37 ||
-			mrc_die "cannot set the leaves' hash"
+	for m in "$L1" "$L2"; do
+		sys+=("netns exec $m sysctl -q -w net.ipv4.ip_forward=1 net.ipv4.fib_multipath_hash_policy=3 net.ipv4.fib_multipath_hash_fields=0x37")
 	done
+	for ((i = 1; i <= n; i++)); do
+		sys+=("netns exec ${SP[i]} sysctl -q -w net.ipv4.ip_forward=1")
+	done
+	printf '%s\n' "${sys[@]}" | ip -b - ||
+		mrc_die "cannot set the leaves' hash and forwarding"
 	i=1
 	for d in "$@"; do
-		ip netns exec "${SP[i]}" sysctl -q -w net.ipv4.ip_forward=1 ||
-			mrc_die "cannot forward on spine $i"
 		tc -n "${SP[i]}" -b - <<-EOF || mrc_die "cannot shape spine $i"
 			qdisc add dev vb root handle 1: tbf rate 50mbit burst 64kb latency 100ms
 			qdisc add dev vb parent 1:1 handle 10: netem delay $d limit 10000
@@ -167,12 +207,12 @@ xfer() {
 	cpid=$!
 	QPS=""
 	PEER_QPS=0
+	: >"$T/peers"
 	while kill -0 "$cpid" 2>/dev/null; do
 		pj=$(peer_json "$H1")
 		if [ -n "$pj" ] && [ "$pj" != "[]" ]; then
 			PEER=$pj
-			n=$(jq '.[0].qps | length' <<<"$pj")
-			[ "$n" -gt "$PEER_QPS" ] && PEER_QPS=$n
+			echo "$pj" >>"$T/peers"
 		fi
 		if [ -n "${XFER_QPS:-}" ]; then
 			pj=$(mrc_exec -n "$H1" -j qp show 2>/dev/null)
@@ -182,6 +222,10 @@ xfer() {
 	done
 	pj=$(peer_json "$H1")
 	[ -n "$pj" ] && [ "$pj" != "[]" ] && PEER=$pj
+	# The most queue pairs the state had at any one look.
+	if [ -s "$T/peers" ]; then
+		PEER_QPS=$(jq -s 'map(.[0].qps | length) | max' "$T/peers")
+	fi
 	wait "$cpid"
 	XFER_RC=$?
 	if mrc_wait_pid "$pid" 30; then
@@ -190,24 +234,25 @@ xfer() {
 		XFER_SRV_RC=timeout
 		mrc_kill_pid "$pid"
 	fi
-	XFER_OUT=$(cat "$T/cli.out")
-	XFER_SOUT=$(cat "$T/srv.out")
+	XFER_OUT=$(<"$T/cli.out")
+	XFER_SOUT=$(<"$T/srv.out")
 }
 
 # chk_xfer DESC N: both ends exited 0, N messages verified, no error.
 chk_xfer() {
-	local v w
+	local v='' w='' g=''
 
-	v=$(jq -r .messages <<<"$XFER_SOUT" 2>/dev/null)
-	w=$(jq -r .errors <<<"$XFER_SOUT" 2>/dev/null)
+	# One jq for both ends' summaries (the server's, then the client's).
+	read -r v w g < <(printf '%s\n%s\n' "$XFER_SOUT" "$XFER_OUT" |
+		jq -rs '"\(.[0].messages) \(.[0].errors) \(.[1].goodput_mbps)"' \
+		2>/dev/null)
 	if [ "$XFER_RC" = 0 ] && [ "$XFER_SRV_RC" = 0 ] &&
 	   { [ "$2" = any ] || [ "$v" = "$2" ]; } && [ "$w" = 0 ]; then
-		mrc_pass "$1: $v messages verified" \
-			"($(jq -r .goodput_mbps <<<"$XFER_OUT") Mbit/s)"
+		mrc_pass "$1: $v messages verified ($g Mbit/s)"
 	else
 		mrc_fail "$1: transfer" "client $XFER_RC: $XFER_OUT" \
-			"$(cat "$T/cli.err")" "server $XFER_SRV_RC: $XFER_SOUT" \
-			"$(cat "$T/srv.err")"
+			"$(<"$T/cli.err")" "server $XFER_SRV_RC: $XFER_SOUT" \
+			"$(<"$T/srv.err")"
 	fi
 }
 
