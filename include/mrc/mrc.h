@@ -183,10 +183,11 @@ struct mrc_peer {
  * table is read under RCU (peers freed by kfree_rcu); a QP's pointer to
  * its peer is valid while the QP is not dead, under the QP's lock or a
  * reference on it.  The probe timer runs in softirq context, walks the
- * peers under RCU and takes each peer's lock alone.  A QP's
- * timer runs in softirq context (HRTIMER_MODE_REL_SOFT) and takes only
- * the QP's lock; mrc_qp_kill() marks the QP dead under that lock first,
- * so nothing re-arms the timer it then cancels.
+ * peers under RCU and takes each peer's lock alone.  A QP's two
+ * timers (retransmission and delayed acknowledgment) run in softirq
+ * context (HRTIMER_MODE_REL_SOFT) and take only the QP's lock;
+ * mrc_qp_kill() marks the QP dead under that lock first, so nothing
+ * re-arms the timers it then cancels.
  */
 
 /* PSNs a sender may have in flight, and the receiver's window. */
@@ -209,6 +210,12 @@ struct mrc_peer {
 #define MRC_EPOCH_IDLE_MS	1000
 /* A queue pair idle both ways this long is closed. */
 #define MRC_QP_IDLE_MS		3000
+/* Arrivals one ACK or SACK may cover, unless one must go at once. */
+#define MRC_ACK_EVERY		4
+/* The longest an arrival waits for its acknowledgment (less with an
+ * RTO under 8 times as long).
+ */
+#define MRC_DELACK_MAX_US	500U
 
 /* A message being sent: the sender's copy, freed once all acknowledged. */
 struct mrc_tx_msg {
@@ -336,7 +343,12 @@ struct mrc_qp {
 	u16 rcv_msn;
 	u32 rcv_nxt;
 	u32 rx_held;		/* PSNs received ahead of rcv_nxt */
-	u32 rx_unacked;
+	u32 rx_unacked;		/* arrivals no ACK or SACK has covered */
+	u32 rx_ackreq;		/* highest PSN that asked for an ACK */
+	u32 rx_last_psn;	/* the latest of those arrivals, */
+	u16 rx_last_ts;		/* ... its timestamp */
+	u16 rx_last_ev;		/* ... and entropy value */
+	struct hrtimer ack_timer;	/* acknowledges them, at the latest */
 	u32 rx_bytes;
 	u32 rx_partial;		/* messages with a buffer, not complete */
 	unsigned long *rx_bitmap;
@@ -509,6 +521,7 @@ int mrc_xmit(struct mrc_net *mn, int family, const struct in6_addr *daddr,
 void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		   struct sk_buff_head *out);
 enum hrtimer_restart mrc_rto_fire(struct hrtimer *t);
+enum hrtimer_restart mrc_ack_fire(struct hrtimer *t);
 u32 mrc_qp_rto_us(struct mrc_qp *qp, const struct mrc_config *c);
 void mrc_sock_rx_room(struct mrc_sock *ms);
 void mrc_qp_tx_reset(struct mrc_qp *qp);

@@ -55,6 +55,7 @@ static const char * const mrc_stat_names[__MRC_STAT_MAX] = {
 	[MRC_STAT_MONITOR_EVENTS]	= "monitor_events",
 	[MRC_STAT_MONITOR_DROPS]	= "monitor_drops",
 	[MRC_STAT_PROBE_SKIP_QUEUE_STOPPED] = "probe_skip_queue_stopped",
+	[MRC_STAT_ACK_DELAYED_TX]	= "ack_delayed_tx",
 };
 
 #endif /* _MRC_STAT_NAMES_H */

@@ -167,6 +167,7 @@ static inline int mrc_hdr_check(const __u8 *p, size_t len)
 #define MRC_CC_TYPE_NSCC	0x10	/* SETH/NETH byte 16, high nibble */
 #define MRC_CC_FLAG_ECN		0x01	/* SACK: the drawing packet was CE */
 #define MRC_CC_FLAG_DUP		0x02	/* SACK: ... a duplicate (mrc) */
+#define MRC_CC_FLAG_DELAYED	0x04	/* SACK: sent by a timer (mrc) */
 /* SETH byte 1: the mark (bits 6:5) and the probe-response flag (bit 1). */
 #define MRC_SETH_PROBE_RESP	0x02
 

@@ -94,6 +94,9 @@ static struct mrc_qp *mrc_qp_alloc(struct mrc_sock *ms,
 	INIT_LIST_HEAD(&qp->peer_node);
 	hrtimer_init(&qp->rto_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->rto_timer.function = mrc_rto_fire;
+	hrtimer_init(&qp->ack_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+	qp->ack_timer.function = mrc_ack_fire;
+	qp->rx_ackreq = MRC_PSN_MASK;
 	qp->last_tx = jiffies;
 	qp->last_rx = jiffies;
 	return qp;
@@ -281,6 +284,7 @@ bool mrc_qp_kill(struct mrc_qp *qp, bool if_idle)
 	atomic_dec(&mn->nr_qps);
 
 	hrtimer_cancel(&qp->rto_timer);
+	hrtimer_cancel(&qp->ack_timer);
 
 	spin_lock_bh(&qp->lock);
 	mrc_qp_tx_purge(qp);

@@ -28,7 +28,8 @@ struct mrc_rx_ctx {
 	unsigned int len;	/* payload length */
 };
 
-static void mrc_rx_queue_ack(struct mrc_qp *qp, struct mrc_ack_hdr *a,
+/* Queues acknowledgment @a on @out; false if there was no memory. */
+static bool mrc_rx_queue_ack(struct mrc_qp *qp, struct mrc_ack_hdr *a,
 			     u16 sport, struct sk_buff_head *out)
 {
 	struct sk_buff *skb;
@@ -38,7 +39,7 @@ static void mrc_rx_queue_ack(struct mrc_qp *qp, struct mrc_ack_hdr *a,
 	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_SETH_LEN + MRC_CCSTATE_LEN);
 	if (!skb) {
 		mrc_qp_stat_inc(qp, MRC_STAT_TX_ERRORS);
-		return;
+		return false;
 	}
 	len = mrc_put_ack_hdr(skb->data, a);
 	skb_put(skb, len);
@@ -51,7 +52,14 @@ static void mrc_rx_queue_ack(struct mrc_qp *qp, struct mrc_ack_hdr *a,
 	mrc_qp_mon(qp, a->opcode == MRC_OP_ACK ? MRC_MON_ACK_TX :
 		   a->opcode == MRC_OP_SACK ? MRC_MON_SACK_TX : MRC_MON_NACK_TX,
 		   sport, a->psn);
-	qp->rx_unacked = 0;
+	/* A SACK tells all the receiver has; an ACK, only while nothing is
+	 * held above a gap (else, as a window update, it leaves the
+	 * arrivals it does not cover to the next SACK); a NACK, one PSN.
+	 */
+	if (a->opcode == MRC_OP_SACK ||
+	    (a->opcode == MRC_OP_ACK && !qp->rx_held))
+		qp->rx_unacked = 0;
+	return true;
 }
 
 static u32 mrc_rx_cum(struct mrc_qp *qp)
@@ -73,9 +81,11 @@ static void mrc_rx_send_ack(struct mrc_qp *qp, struct sk_buff_head *out)
 	mrc_rx_queue_ack(qp, &a, mrc_peer_entropy(qp, false), out);
 }
 
-static void mrc_rx_send_sack(struct mrc_qp *qp, u32 drew, u16 ts, bool dup,
-			     const struct mrc_rx_ctx *ctx,
-			     struct sk_buff_head *out)
+/* A SACK drawn by PSN @drew (sent at @ts, on value @ev): the cumulative
+ * point and the bitmap of the 64 PSNs after it.
+ */
+static bool mrc_rx_queue_sack(struct mrc_qp *qp, u32 drew, u16 ts, u16 ev,
+			      u8 cc_flags, struct sk_buff_head *out)
 {
 	struct mrc_ack_hdr a = {
 		.opcode = MRC_OP_SACK,
@@ -83,9 +93,8 @@ static void mrc_rx_send_sack(struct mrc_qp *qp, u32 drew, u16 ts, bool dup,
 		.sport = qp->lport,
 		.epoch = qp->rx_epoch,
 		.psn = mrc_rx_cum(qp),
-		.cc_flags = (ctx->ecn ? MRC_CC_FLAG_ECN : 0) |
-			    (dup ? MRC_CC_FLAG_DUP : 0),
-		.entropy = ctx->entropy,
+		.cc_flags = cc_flags,
+		.entropy = ev,
 		.sack_off = 1,
 		.max_range = MRC_WINDOW / 64,
 		.ts_echo = ts,
@@ -100,7 +109,16 @@ static void mrc_rx_send_sack(struct mrc_qp *qp, u32 drew, u16 ts, bool dup,
 		if (test_bit(mrc_psn_add(qp->rcv_nxt, i) % MRC_WINDOW,
 			     qp->rx_bitmap))
 			a.bitmap |= BIT_ULL(i);
-	mrc_rx_queue_ack(qp, &a, ctx->entropy, out);
+	return mrc_rx_queue_ack(qp, &a, ev, out);
+}
+
+static void mrc_rx_send_sack(struct mrc_qp *qp, u32 drew, u16 ts, bool dup,
+			     const struct mrc_rx_ctx *ctx,
+			     struct sk_buff_head *out)
+{
+	mrc_rx_queue_sack(qp, drew, ts, ctx->entropy,
+			  (ctx->ecn ? MRC_CC_FLAG_ECN : 0) |
+			  (dup ? MRC_CC_FLAG_DUP : 0), out);
 }
 
 /* The NACK of data packet @h, for @reason. */
@@ -164,6 +182,7 @@ static void mrc_rx_reset(struct mrc_qp *qp, u16 epoch)
 	qp->rcv_msn = 0;
 	qp->rx_held = 0;
 	qp->rx_unacked = 0;
+	qp->rx_ackreq = MRC_PSN_MASK;
 	qp->rx_bytes = 0;
 }
 
@@ -263,6 +282,70 @@ static void mrc_rx_complete(struct mrc_qp *qp)
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_MSGS);
 		mrc_sock_deliver(qp->ms, m);
 	}
+}
+
+/* Whether data packet @h, just placed, is acknowledged at once.  To
+ * acknowledge every packet would double the packets a fabric carries,
+ * so one acknowledgment covers up to MRC_ACK_EVERY arrivals, except
+ * where the sender may be waiting for it: at or below a PSN that asked
+ * for one (the sender asks where its message, its congestion window or
+ * its PSN window ends; a packet the one that asked overtook, say the
+ * one whose arrival moves the cumulative point, must not wait either),
+ * beyond what the SACK bitmap holds, and for a congestion mark.  Not
+ * when a gap closes: over paths of different delays every arrival on
+ * the slowest one does, and earlier SACKs told the sender of the PSNs
+ * held above it.  A timer acknowledges the rest.
+ */
+static bool mrc_rx_ack_now(const struct mrc_qp *qp,
+			   const struct mrc_data_hdr *h,
+			   const struct mrc_rx_ctx *ctx)
+{
+	return qp->rx_unacked >= MRC_ACK_EVERY || ctx->ecn ||
+	       mrc_psn_sdiff(qp->rx_ackreq, h->psn) >= 0 ||
+	       mrc_psn_sdiff(h->psn, qp->rcv_nxt) >= 64;
+}
+
+/* How long an arrival may wait for its acknowledgment: well inside the
+ * sender's retransmission timeout.
+ */
+static ktime_t mrc_rx_delack(const struct mrc_qp *qp)
+{
+	u32 rto_us;
+
+	rcu_read_lock();
+	rto_us = mrc_cfg(qp->mn)->rto_us;
+	rcu_read_unlock();
+	return ns_to_ktime((u64)clamp(rto_us / 8, 10U, MRC_DELACK_MAX_US) *
+			   NSEC_PER_USEC);
+}
+
+/**
+ * mrc_ack_fire() - the delayed acknowledgment of a queue pair
+ * @t: its timer
+ *
+ * Runs in softirq context: a SACK for the arrivals no acknowledgment
+ * has covered yet, flagged so that the sender takes no RTT sample from
+ * it (it waited here).
+ *
+ * Return: HRTIMER_NORESTART; an arrival held back restarts it.
+ */
+enum hrtimer_restart mrc_ack_fire(struct hrtimer *t)
+{
+	struct mrc_qp *qp = container_of(t, struct mrc_qp, ack_timer);
+	bool sent = false;
+
+	spin_lock(&qp->lock);
+	if (!qp->dead && qp->rx_open && qp->rx_unacked &&
+	    !hrtimer_is_queued(t) &&
+	    mrc_rx_queue_sack(qp, qp->rx_last_psn, qp->rx_last_ts,
+			      qp->rx_last_ev, MRC_CC_FLAG_DELAYED, &qp->xq)) {
+		mrc_qp_stat_inc(qp, MRC_STAT_ACK_DELAYED_TX);
+		sent = true;
+	}
+	spin_unlock(&qp->lock);
+	if (sent)
+		mrc_qp_flush(qp);
+	return HRTIMER_NORESTART;
 }
 
 static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
@@ -379,6 +462,12 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 	ooo = h->psn != qp->rcv_nxt;
 	if (ooo && !(h->flags & MRC_BTH_RETX))
 		mrc_rx_note_ooo(qp);
+	/* The highest PSN that asked for an acknowledgment, while ahead. */
+	if (mrc_psn_sdiff(qp->rx_ackreq, qp->rcv_nxt) < 0)
+		qp->rx_ackreq = mrc_rx_cum(qp);
+	if (h->flags & MRC_BTH_ACKREQ &&
+	    mrc_psn_sdiff(h->psn, qp->rx_ackreq) > 0)
+		qp->rx_ackreq = h->psn;
 	while (test_bit(qp->rcv_nxt % MRC_WINDOW, qp->rx_bitmap)) {
 		clear_bit(qp->rcv_nxt % MRC_WINDOW, qp->rx_bitmap);
 		qp->rcv_nxt = mrc_psn_add(qp->rcv_nxt, 1);
@@ -387,10 +476,24 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 	mrc_rx_complete(qp);
 
 	qp->rx_unacked++;
-	if (ooo || qp->rx_held || ctx->ecn || h->flags & MRC_BTH_ACKREQ)
-		mrc_rx_send_sack(qp, h->psn, h->ts, false, ctx, out);
-	else if (qp->rx_unacked >= 4)
-		mrc_rx_send_ack(qp, out);
+	if (mrc_rx_ack_now(qp, h, ctx)) {
+		if (ooo || qp->rx_held || ctx->ecn || h->flags & MRC_BTH_ACKREQ)
+			mrc_rx_send_sack(qp, h->psn, h->ts, false, ctx, out);
+		else
+			mrc_rx_send_ack(qp, out);
+		return;
+	}
+	/* Held back: the next acknowledgment covers it, or the timer. */
+	qp->rx_last_psn = h->psn;
+	qp->rx_last_ts = h->ts;
+	qp->rx_last_ev = ctx->entropy;
+	/* From the first arrival held; or from this one if none is armed
+	 * (an acknowledgment found no memory).
+	 */
+	if ((qp->rx_unacked == 1 || !hrtimer_is_queued(&qp->ack_timer)) &&
+	    !qp->dead)
+		hrtimer_start(&qp->ack_timer, mrc_rx_delack(qp),
+			      HRTIMER_MODE_REL_SOFT);
 	return;
 
 no_mem:

@@ -237,6 +237,7 @@ enum mrc_stat {
 					    * queue of their egress device
 					    * was stopped
 					    */
+	MRC_STAT_ACK_DELAYED_TX,	/* SACKs the delayed-ack timer sent */
 
 	__MRC_STAT_MAX,
 };
