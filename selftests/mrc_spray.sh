@@ -26,7 +26,8 @@
 #      each value carries the same number of data packets (within one per
 #      value assumed bad along the way); each spine carries the packets of
 #      the values l1 hashes onto it (route get per value), within a few
-#      packets; every message verified.
+#      packets; h2 sends at most one ACK or SACK per two data packets;
+#      every message verified.
 #   2. Two sockets to one destination share one state (both QPs listed,
 #      one rotation); once every QP has closed, the state is freed
 #      (peer_closed) and the next QP draws a new active set.
@@ -62,6 +63,37 @@ mrc_dmesg_mark
 
 declare -a B A
 
+declare -A RB=() RA=()
+
+# chk_ack_share: the receiver of the last stream (h2, counters RB and RA)
+# acknowledged its data packets at most one in two.  It acknowledges
+# every fourth arrival, and at once only a packet that asked (each
+# message's last), one overtaken by such a packet, or one beyond the
+# SACK bitmap.  Sprayed packets arrive out of order
+# all the time, so a receiver that acknowledged each out-of-order
+# arrival would send about one per packet.
+chk_ack_share() {
+	local data acks delayed v
+
+	data=$(mrc_stats_delta rx_data_packets RB RA)
+	acks=$(mrc_stats_delta ack_tx RB RA)
+	v=$(mrc_stats_delta sack_tx RB RA)
+	delayed=$(mrc_stats_delta ack_delayed_tx RB RA)
+	if ! [[ "$data$acks$v$delayed" =~ ^[0-9]+$ ]]; then
+		mrc_fail "defaults: counters of h2: rx_data_packets $data," \
+			"ack_tx $acks, sack_tx $v, ack_delayed_tx $delayed"
+		return
+	fi
+	acks=$((acks + v))
+	if [ "$data" -gt 0 ] && [ $((2 * acks)) -le "$data" ]; then
+		mrc_pass "defaults: $acks ACKs and SACKs for $data data packets" \
+			"($delayed by the delayed-ack timer)"
+	else
+		mrc_fail "defaults: $acks ACKs and SACKs for $data data packets," \
+			"want at most one in two ($delayed by the timer)"
+	fi
+}
+
 # check_defaults DESC COUNT XFER_ARGS...: a stream of COUNT messages over
 # the fabric of NSPINES spines of the defaults, checked as in 1.
 check_defaults() {
@@ -72,10 +104,13 @@ check_defaults() {
 
 	shift 2
 	spine_counts B
+	mrc_stats_snapshot -n "$H2" RB || mrc_die "mrc stats in $H2"
 	xfer "$@"
 	chk_xfer "$desc" "$count"
 	spine_counts A
+	mrc_stats_snapshot -n "$H2" RA || mrc_die "mrc stats in $H2"
 	spread B A
+	chk_ack_share
 	pj=$PEER
 	# One jq: the set's size and range, then a "PORT TX_PACKETS PROBES"
 	# line for each value.
