@@ -516,6 +516,9 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out);
 void mrc_qp_flush(struct mrc_qp *qp);
 struct sk_buff *mrc_alloc_skb(unsigned int len);
 void mrc_skb_set_sport(struct sk_buff *skb, u16 sport, u8 tos);
+struct dst_entry *mrc_route(struct mrc_net *mn, int family,
+			    const struct in6_addr *daddr, u16 sport, u8 tos,
+			    struct flowi *fl);
 int mrc_xmit(struct mrc_net *mn, int family, const struct in6_addr *daddr,
 	     struct sk_buff *skb);
 void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,

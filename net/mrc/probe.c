@@ -172,67 +172,22 @@ static bool mrc_dev_xmit_stopped(struct net_device *dev)
 	return dev->real_num_tx_queues > 0;
 }
 
-/* The route of a probe to an IPv4 destination, or NULL. */
-static struct dst_entry *mrc_probe_route4(struct mrc_net *mn,
-					  const struct mrc_probe *pr, u8 tos)
-{
-	struct flowi4 fl4 = {
-		.daddr = pr->daddr.s6_addr32[3],
-		.flowi4_proto = IPPROTO_UDP,
-		.flowi4_tos = RT_TOS(tos),
-		.fl4_sport = htons(pr->ev),
-		.fl4_dport = htons(MRC_UDP_PORT),
-	};
-	struct rtable *rt;
-
-	rt = ip_route_output_key(sock_net(mn->sock4->sk), &fl4);
-	return IS_ERR(rt) ? NULL : &rt->dst;
-}
-
-/* The route of a probe to an IPv6 destination, or NULL. */
-static struct dst_entry *mrc_probe_route6(struct mrc_net *mn,
-					  const struct mrc_probe *pr)
-{
-#if IS_ENABLED(CONFIG_IPV6)
-	struct flowi6 fl6 = {
-		.daddr = pr->daddr,
-		.flowi6_proto = IPPROTO_UDP,
-		.fl6_sport = htons(pr->ev),
-		.fl6_dport = htons(MRC_UDP_PORT),
-	};
-	struct dst_entry *dst;
-	struct sock *sk;
-
-	if (!mn->sock6)
-		return NULL;
-	sk = mn->sock6->sk;
-	dst = ipv6_stub->ipv6_dst_lookup_flow(sock_net(sk), sk, &fl6, NULL);
-	return IS_ERR(dst) ? NULL : dst;
-#else
-	return NULL;
-#endif
-}
-
 /* Whether the device a probe would leave by has no room for it (spec:
  * "when the egress pool has no room for it, it is not sent").  The route
- * is looked up with the flow mrc_xmit4() and mrc_xmit6() look it up
- * with: the source port is the probed value, which a multipath route may
- * hash on, so two values to one destination can leave by different
- * devices.  With no route the probe goes on to mrc_xmit(), which counts
- * the failure as for every packet.
+ * is the one mrc_xmit() sends the probe by, that of the probed value.
+ * With no route the probe goes on to mrc_xmit(), which counts the
+ * failure as for every packet.
  */
 static bool mrc_probe_egress_stopped(struct mrc_net *mn,
 				     const struct mrc_probe *pr, u8 tos)
 {
 	struct net_device *dev;
 	struct dst_entry *dst;
+	struct flowi fl;
 	bool stopped;
 
-	if (pr->family == AF_INET6)
-		dst = mrc_probe_route6(mn, pr);
-	else
-		dst = mrc_probe_route4(mn, pr, tos);
-	if (!dst)
+	dst = mrc_route(mn, pr->family, &pr->daddr, pr->ev, tos, &fl);
+	if (IS_ERR(dst))
 		return false;
 	dev = dst->dev;
 	stopped = dev && mrc_dev_xmit_stopped(dev);

@@ -60,60 +60,90 @@ void mrc_skb_set_sport(struct sk_buff *skb, u16 sport, u8 tos)
 	mrc_cb(skb)->tos = tos;
 }
 
-static int mrc_xmit4(struct mrc_net *mn, const struct in6_addr *daddr,
-		     struct sk_buff *skb, u16 sport, u8 tos)
+/**
+ * mrc_route() - the route an mrc packet takes
+ * @mn: the namespace, whose UDP/4791 socket sends it
+ * @family: AF_INET or AF_INET6
+ * @daddr: destination (IPv4 v4-mapped)
+ * @sport: the UDP source port: the entropy value, on which a multipath
+ *	route may hash, so that two values to one destination can leave by
+ *	different routes
+ * @tos: the TOS byte (IPv4)
+ * @fl: the flow looked up, filled in: its source address is the packet's
+ *
+ * Every packet is routed here, data, acknowledgments and probes alike,
+ * and so is a probe's egress device found (probe.c): each takes the
+ * route its own value gives.
+ *
+ * Return: the route, held, or an ERR_PTR.
+ */
+struct dst_entry *mrc_route(struct mrc_net *mn, int family,
+			    const struct in6_addr *daddr, u16 sport, u8 tos,
+			    struct flowi *fl)
 {
-	struct sock *sk = mn->sock4->sk;
-	struct flowi4 fl4 = {
+	struct rtable *rt;
+
+	if (family == AF_INET6) {
+#if IS_ENABLED(CONFIG_IPV6)
+		struct sock *sk;
+
+		if (!mn->sock6)
+			return ERR_PTR(-EAFNOSUPPORT);
+		sk = mn->sock6->sk;
+		fl->u.ip6 = (struct flowi6){
+			.daddr = *daddr,
+			.flowi6_proto = IPPROTO_UDP,
+			.fl6_sport = htons(sport),
+			.fl6_dport = htons(MRC_UDP_PORT),
+		};
+		return ipv6_stub->ipv6_dst_lookup_flow(sock_net(sk), sk,
+						       &fl->u.ip6, NULL);
+#else
+		return ERR_PTR(-EAFNOSUPPORT);
+#endif
+	}
+	fl->u.ip4 = (struct flowi4){
 		.daddr = daddr->s6_addr32[3],
 		.flowi4_proto = IPPROTO_UDP,
 		.flowi4_tos = RT_TOS(tos),
 		.fl4_sport = htons(sport),
 		.fl4_dport = htons(MRC_UDP_PORT),
 	};
-	struct rtable *rt;
-
-	rt = ip_route_output_key(sock_net(sk), &fl4);
-	if (IS_ERR(rt)) {
-		kfree_skb(skb);
-		return PTR_ERR(rt);
-	}
-	udp_tunnel_xmit_skb(rt, sk, skb, fl4.saddr, fl4.daddr, tos,
-			    ip4_dst_hoplimit(&rt->dst), htons(IP_DF),
-			    htons(sport), htons(MRC_UDP_PORT), false, false);
-	return 0;
+	rt = ip_route_output_key(sock_net(mn->sock4->sk), &fl->u.ip4);
+	return IS_ERR(rt) ? ERR_CAST(rt) : &rt->dst;
 }
 
-#if IS_ENABLED(CONFIG_IPV6)
-static int mrc_xmit6(struct mrc_net *mn, const struct in6_addr *daddr,
-		     struct sk_buff *skb, u16 sport, u8 tos)
+static int mrc_xmit_one(struct mrc_net *mn, int family,
+			const struct in6_addr *daddr, struct sk_buff *skb,
+			u16 sport, u8 tos)
 {
-	struct sock *sk;
-	struct flowi6 fl6 = {
-		.daddr = *daddr,
-		.flowi6_proto = IPPROTO_UDP,
-		.fl6_sport = htons(sport),
-		.fl6_dport = htons(MRC_UDP_PORT),
-	};
 	struct dst_entry *dst;
+	struct flowi fl;
 
-	if (!mn->sock6) {
-		kfree_skb(skb);
-		return -EAFNOSUPPORT;
-	}
-	sk = mn->sock6->sk;
-	dst = ipv6_stub->ipv6_dst_lookup_flow(sock_net(sk), sk, &fl6, NULL);
+	dst = mrc_route(mn, family, daddr, sport, tos, &fl);
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
 		return PTR_ERR(dst);
 	}
-	/* No tunnel device: its stats must not be counted on dst->dev. */
-	udp_tunnel6_xmit_skb(dst, sk, skb, NULL, &fl6.saddr, &fl6.daddr,
-			     tos, ip6_dst_hoplimit(dst), 0, htons(sport),
-			     htons(MRC_UDP_PORT), false);
+#if IS_ENABLED(CONFIG_IPV6)
+	if (family == AF_INET6) {
+		/* No tunnel device: its stats must not be counted on
+		 * dst->dev.
+		 */
+		udp_tunnel6_xmit_skb(dst, mn->sock6->sk, skb, NULL,
+				     &fl.u.ip6.saddr, &fl.u.ip6.daddr, tos,
+				     ip6_dst_hoplimit(dst), 0, htons(sport),
+				     htons(MRC_UDP_PORT), false);
+		return 0;
+	}
+#endif
+	udp_tunnel_xmit_skb(container_of(dst, struct rtable, dst),
+			    mn->sock4->sk, skb, fl.u.ip4.saddr,
+			    fl.u.ip4.daddr, tos, ip4_dst_hoplimit(dst),
+			    htons(IP_DF), htons(sport), htons(MRC_UDP_PORT),
+			    false, false);
 	return 0;
 }
-#endif
 
 /**
  * mrc_xmit() - send one mrc packet
@@ -133,12 +163,7 @@ int mrc_xmit(struct mrc_net *mn, int family, const struct in6_addr *daddr,
 	int ret;
 
 	memset(skb->cb, 0, sizeof(skb->cb));
-#if IS_ENABLED(CONFIG_IPV6)
-	if (family == AF_INET6)
-		ret = mrc_xmit6(mn, daddr, skb, sport, tos);
-	else
-#endif
-		ret = mrc_xmit4(mn, daddr, skb, sport, tos);
+	ret = mrc_xmit_one(mn, family, daddr, skb, sport, tos);
 	if (ret) {
 		mrc_stat_inc(mn, MRC_STAT_TX_ERRORS);
 		return ret;
