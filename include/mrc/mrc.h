@@ -488,6 +488,7 @@ void mrc_peer_detach(struct mrc_qp *qp);
 u16 mrc_peer_entropy(struct mrc_qp *qp, bool data);
 void mrc_peer_tx_value(struct mrc_qp *qp, u16 ev);
 void mrc_peer_timed_out(struct mrc_qp *qp, u16 ev);
+u32 mrc_peer_usable(struct mrc_qp *qp);
 void mrc_peer_trimmed(struct mrc_qp *qp, u16 ev);
 void mrc_peer_learn(struct mrc_qp *qp);
 void mrc_peer_recall(struct mrc_qp *qp);
@@ -536,7 +537,8 @@ void mrc_cc_init(struct mrc_qp *qp, const struct mrc_config *c);
 void mrc_cc_on_ack(struct mrc_qp *qp, const struct mrc_config *c, u32 acked,
 		   u32 rtt_us, bool ecn);
 void mrc_cc_on_nack(struct mrc_qp *qp, const struct mrc_config *c, u8 reason);
-void mrc_cc_on_timeout(struct mrc_qp *qp, const struct mrc_config *c);
+void mrc_cc_on_timeout(struct mrc_qp *qp, const struct mrc_config *c,
+		       u32 usable, u32 left);
 
 extern struct genl_family mrc_genl_family;
 /* Index of the monitor group in the family's multicast groups. */

@@ -8,7 +8,8 @@
  *                            base RTT, by (avg_delay - target) / avg_delay
  *                            scaled by 0.8 and to no less than half
  *   trimmed (NACK):          one packet less
- *   timeout:                 half the window
+ *   timeout:                 less the share of the rotation's values it
+ *                            took out, or half the window if none
  *
  * The window stays between one MSS and 1.5 bandwidth-delay products; it
  * starts at one BDP.  Every value is integer arithmetic on bytes and
@@ -132,9 +133,22 @@ void mrc_cc_on_nack(struct mrc_qp *qp, const struct mrc_config *c, u8 reason)
  * mrc_cc_on_timeout() - a retransmission timeout
  * @qp: the queue pair, locked
  * @c: the configuration
+ * @usable: values of the destination's rotation before the timeout
+ * @left: ... and after it, without the values whose transmissions timed out
+ *
+ * Under spraying a timeout is most often a path's failure, not
+ * congestion of every path: the values whose transmissions timed out
+ * leave the rotation, and the window shrinks by their share of it, so
+ * that what is left of the fabric is used at once (all of them out: one
+ * packet).  A timeout that took no value out (spraying none, or values
+ * already out) halves it.
  */
-void mrc_cc_on_timeout(struct mrc_qp *qp, const struct mrc_config *c)
+void mrc_cc_on_timeout(struct mrc_qp *qp, const struct mrc_config *c,
+		       u32 usable, u32 left)
 {
-	qp->cwnd /= 2;
+	if (usable && left < usable)
+		qp->cwnd = div_u64((u64)qp->cwnd * left, usable);
+	else
+		qp->cwnd /= 2;
 	mrc_cc_clamp(qp, c);
 }

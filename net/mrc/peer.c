@@ -208,6 +208,27 @@ u16 mrc_peer_entropy(struct mrc_qp *qp, bool data)
 }
 
 /**
+ * mrc_peer_usable() - how many values of a queue pair's destination are
+ * in the rotation
+ * @qp: the queue pair, locked
+ *
+ * Return: the active set's values not assumed bad; 0 when the
+ * destination is not sprayed.
+ */
+u32 mrc_peer_usable(struct mrc_qp *qp)
+{
+	struct mrc_peer *p = qp->peer;
+	u32 n;
+
+	if (!mrc_peer_sprays(p))
+		return 0;
+	spin_lock(&p->lock);
+	n = p->spray.n - p->spray.nr_bad;
+	spin_unlock(&p->lock);
+	return n;
+}
+
+/**
  * mrc_peer_timed_out() - a transmission on @ev timed out
  * @qp: the queue pair, locked
  * @ev: the transmission's entropy value

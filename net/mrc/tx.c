@@ -914,7 +914,7 @@ enum hrtimer_restart mrc_rto_fire(struct hrtimer *t)
 	const struct mrc_config *c;
 	struct mrc_config cfg;
 	u64 now, timed_out;
-	u32 n, i;
+	u32 n, i, usable;
 
 	rcu_read_lock();
 	c = mrc_cfg(qp->mn);
@@ -942,6 +942,7 @@ enum hrtimer_restart mrc_rto_fire(struct hrtimer *t)
 	 * out: each names its value, which is assumed bad.  Those sent
 	 * since are resent too, but say nothing of their path.
 	 */
+	usable = mrc_peer_usable(qp);
 	now = ktime_get_ns();
 	timed_out = mrc_qp_rto_base_us(qp, &cfg) * NSEC_PER_USEC;
 	n = mrc_psn_diff(qp->snd_nxt, qp->snd_una);
@@ -959,7 +960,7 @@ enum hrtimer_restart mrc_rto_fire(struct hrtimer *t)
 	qp->rto_lo = qp->snd_una;
 	qp->rto_hi = qp->snd_nxt;
 	qp->peer_starved = false;
-	mrc_cc_on_timeout(qp, &cfg);
+	mrc_cc_on_timeout(qp, &cfg, usable, mrc_peer_usable(qp));
 	if (qp->backoff < 16)
 		qp->backoff++;
 	mrc_qp_push(qp, &qp->xq);
