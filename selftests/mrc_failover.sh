@@ -237,16 +237,8 @@ check_deep() {
 			"bad, $((res1 - res0)) came back" \
 			"$(jq -c '.[0] | del(.values)' <<<"$pj")"
 	fi
-	wait "$cpid"
-	XFER_RC=$?
-	if mrc_wait_pid "$pid" 30; then
-		XFER_SRV_RC=$MRC_WAIT_RC
-	else
-		XFER_SRV_RC=timeout
-	fi
-	XFER_OUT=$(<"$T/cli.out")
-	XFER_SOUT=$(<"$T/srv.out")
-	chk_xfer "600 ms on spine 1 for 3 s mid-stream" any
+	CPID=$cpid SPID=$pid
+	stream_end "600 ms on spine 1 for 3 s mid-stream"
 }
 
 # --- 7. paths of different delays ----------------------------------------
