@@ -37,6 +37,9 @@
 #      ip_local_port_range (not the entropy range), so on one spine.
 #   5. l1 hashing addresses only (policy 0, the spec's dpr): one spine
 #      whatever the values.
+#   6. The spines' MTU lowered to 1500 mid-stream: h1 learns it from
+#      their ICMP errors and cuts its packets to it; every message
+#      verified.
 #
 # On the debug kernel (MRC_DEBUG_KERNEL=1, fabric.sh) a shorter set, on
 # 4 spines only: 1 with 32 x 128 KiB on two sockets at once, which is
@@ -280,6 +283,44 @@ check_none() {
 	config_h1 spraying 1
 }
 
+# check_pmtu: the spines' links toward l2 fall to MTU 1500 half a second
+# into a stream (48 x 1 MiB, about 3 s) of packets of the mss (4096): each spine answers the first
+# packet too large with an ICMP "fragmentation needed", which h1 takes
+# into its route to h2, and h1's queue pair cuts its packets to 1440
+# bytes from then on; those it sent before and lost are resent in IP
+# fragments.  Every message verified.
+check_pmtu() {
+	local before after mpid i route
+
+	before=$(mrc_stat -n "$H1" tx_data_packets)
+	( mrc_sleep 0.5
+	  for ((i = 1; i <= NSPINES; i++)); do
+		ip -n "${SP[i]}" link set vb mtu 1500
+	  done ) &
+	mpid=$!
+	xfer -s 1M -n 48 -c 4
+	wait "$mpid"
+	chk_xfer "spines' MTU 9000 -> 1500 mid-stream, 48 x 1 MiB" 48
+	route=$(ip -n "$H1" route get "$DST" 2>&1)
+	if [[ $route == *"mtu 1500"* ]]; then
+		mrc_pass "spines' MTU 1500: h1's route to h2 learnt it" \
+			"($(tr -s ' \n' ' ' <<<"$route"))"
+	else
+		mrc_fail "spines' MTU 1500: h1's route to h2 has no mtu 1500" \
+			"$route"
+	fi
+	after=$(mrc_stat -n "$H1" tx_data_packets)
+	# 48 MiB take 12288 packets of 4096 bytes, 34992 of 1440.
+	if [[ "$before$after" =~ ^[0-9]+$ ]] &&
+	   [ $((after - before)) -gt $((12288 * 11 / 10)) ]; then
+		mrc_pass "spines' MTU 1500: $((after - before)) data packets" \
+			"for 48 MiB, cut after the change"
+	else
+		mrc_fail "spines' MTU 1500: data packets $before -> $after," \
+			"want more than $((12288 * 11 / 10))"
+	fi
+}
+
 check_dpr() {
 	ip netns exec "$L1" sysctl -q -w net.ipv4.fib_multipath_hash_policy=0 ||
 		mrc_die "cannot set l1's hash"
@@ -310,6 +351,7 @@ else
 	check_single
 	check_none 8
 	check_dpr
+	check_pmtu
 	NSPINES=8
 	fabric $(for ((i = 0; i < NSPINES; i++)); do echo 2ms; done)
 	check_defaults "defaults, $NSPINES spines, 24 x 1 MiB" 24 -s 1M -n 24 -c 4

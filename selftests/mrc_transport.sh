@@ -27,10 +27,14 @@
 #      order events and a reorder depth seen), duplication (duplicates
 #      seen), 5 ms delay (latency p50 >= 5 ms); every run still verified,
 #      every message delivered once.
-#   3. a black hole (netem loss 100 %) with retry-limit 3 and rto 2 ms:
+#   3. the path's MTU, at the default mss of 4096: links of MTU 1500
+#      (IPv4 and IPv6), where every packet is cut to what the MTU
+#      holds, and 9000, where none is; and the MTU lowered from 9000 to
+#      1500 mid-transfer.  Every message verified.
+#   4. a black hole (netem loss 100 %) with retry-limit 3 and rto 2 ms:
 #      the client fails with ETIMEDOUT within 20 s; qp_failed and
 #      total_timeouts say why.
-#   4. a transfer killed at both ends mid-way, then rmmod mrc: the two
+#   5. a transfer killed at both ends mid-way, then rmmod mrc: the two
 #      orphaned sockets refuse each other's data, so it is done within a
 #      bound; and no kernel warning from any of it.
 
@@ -348,7 +352,67 @@ else
 		"client: $XFER_OUT"
 fi
 
-# --- 3. a black hole -----------------------------------------------------
+# --- 3. the path's MTU ----------------------------------------------------
+
+# mtu_run DESC MTU [-6]: a fresh pair of links of MTU, 20 x 1 MiB at the
+# default mss of 4096, verified, nothing lost; sets DATA_MIN, the data
+# packets 20 messages take at the payload that MTU holds (less the IP,
+# UDP and mrc headers) or at the mss.
+mtu_run() {
+	local desc=$1 mtu=$2 fam=() ip=20 pay
+
+	[ "${3:-}" = -6 ] && fam=(-6) ip=40
+	mrc_log "# $desc"
+	mrc_netns_add
+	C=$MRC_NS
+	mrc_netns_add
+	S=$MRC_NS
+	mrc_veth_pair "$C" "$S" "$mtu" || mrc_die "cannot build the veth pair"
+	MRC_DUMP_NS=$S
+	pay=$((mtu - ip - 8 - 32))
+	[ "$pay" -gt 4096 ] && pay=4096
+	DATA_MIN=$((20 * ((1048576 + pay - 1) / pay)))
+	xfer "${fam[@]}" -s 1048576 -n 20 -c 4 "${BUF1M[@]}"
+	chk_run "$desc: 20 x 1 MiB" 20 1048576
+	chk_no_loss "$desc"
+}
+
+# Packets of the mss (4096 bytes) do not fit a link of MTU 1500: each
+# is cut to what the route's MTU holds, 1440 bytes of payload (IPv4) or
+# 1420 (IPv6), 729 or 739 packets a MiB.
+mtu_run "MTU 1500" 1500
+chk_cnt "MTU 1500: packets cut to the path" C \
+	"tx_data_packets >= $DATA_MIN"
+mtu_run "IPv6, MTU 1500" 1500 -6
+chk_cnt "IPv6, MTU 1500: packets cut to the path" C \
+	"tx_data_packets >= $DATA_MIN"
+# Where the MTU holds them, packets of the mss: 256 a MiB.
+mtu_run "MTU 9000" 9000
+chk_cnt "MTU 9000: packets of the mss" C \
+	"tx_data_packets >= $DATA_MIN && tx_data_packets < $DATA_MIN * 11 / 10"
+
+# The MTU falls mid-transfer (both ends of the link to 1500, 1 s into a
+# stream held to 100 Mbit/s, about 3.4 s): the packets after it are cut
+# to the new MTU, those of 4096 bytes dropped on the way are resent in
+# IP fragments, and every message arrives.
+mrc_log "# MTU 9000 -> 1500 mid-transfer"
+new_pair
+mrc_netem "$C" "$MRC_VETH_A" rate 100mbit || mrc_die "cannot set up netem"
+( mrc_sleep 1
+  ip -n "$C" link set "$MRC_VETH_A" mtu 1500
+  ip -n "$S" link set "$MRC_VETH_B" mtu 1500 ) &
+mtupid=$!
+xfer -s 1048576 -n 40 -c 4 "${BUF1M[@]}"
+wait "$mtupid"
+chk_run "MTU 9000 -> 1500 mid-transfer: 40 x 1 MiB" 40 1048576
+v=$(ip -n "$C" -o link show "$MRC_VETH_A")
+chk_eq "MTU 9000 -> 1500 mid-transfer: the link's MTU after" \
+	"$([[ $v =~ mtu\ ([0-9]+) ]] && echo "${BASH_REMATCH[1]}")" 1500
+# More packets than 40 MiB at the mss take, fewer than at 1440 bytes.
+chk_cnt "MTU 9000 -> 1500 mid-transfer: packets cut after the change" C \
+	"tx_data_packets > 40 * 256 * 11 / 10"
+
+# --- 4. a black hole -----------------------------------------------------
 
 mrc_log "# black hole: netem loss 100%, retry-limit 3, rto 2000 us"
 new_pair
@@ -382,7 +446,7 @@ fi
 chk_cnt "black hole: the queue pair failed" C "qp_failed >= 1"
 chk_cnt "black hole: retransmission timeouts" C "total_timeouts >= 3"
 
-# --- 4. killed mid-transfer, then rmmod -----------------------------------
+# --- 5. killed mid-transfer, then rmmod -----------------------------------
 
 mrc_log "# kill both ends mid-transfer, then rmmod mrc"
 new_pair

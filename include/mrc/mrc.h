@@ -317,6 +317,9 @@ struct mrc_qp {
 	u32 snd_nxt;
 	u32 inflight;
 	u32 nr_lost;
+	u32 pmtu;		/* path MTU data is cut to, 0 before a route */
+	u32 pmtu_low;		/* lowest route MTU seen since pmtu_since */
+	unsigned long pmtu_since;	/* jiffies */
 	u32 high_sacked;	/* one past the highest PSN known received */
 	bool tx_synced;		/* the peer acknowledged data of the epoch */
 	u32 reorder;		/* SACK gap depth taken as reordering */
@@ -520,6 +523,8 @@ void mrc_skb_set_sport(struct sk_buff *skb, u16 sport, u8 tos);
 struct dst_entry *mrc_route(struct mrc_net *mn, int family,
 			    const struct in6_addr *daddr, u16 sport, u8 tos,
 			    struct flowi *fl);
+int mrc_xmit_pmtu(struct mrc_net *mn, int family,
+		  const struct in6_addr *daddr, struct sk_buff *skb, u32 *mtu);
 int mrc_xmit(struct mrc_net *mn, int family, const struct in6_addr *daddr,
 	     struct sk_buff *skb);
 void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,

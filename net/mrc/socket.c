@@ -9,14 +9,28 @@
 
 #include <mrc/mrc.h>
 
+/* An ICMP error quotes a packet sent from an entropy value, a port no
+ * socket has, to 4791: UDP then asks the tunnel socket of 4791 whether
+ * the packet was its own.  Claiming those that went to 4791 lets the
+ * stack take what the error says of the path, as for any socket: a
+ * lower MTU ("fragmentation needed", "packet too big") goes into the
+ * route, where mrc's queue pairs find it for their next packets.  The
+ * quoted UDP header is there in full (the ICMP layers check it).
+ */
+static int mrc_udp_encap_err_lookup(struct sock *sk, struct sk_buff *skb)
+{
+	return udp_hdr(skb)->dest == htons(MRC_UDP_PORT) ? 0 : -ENOENT;
+}
+
 static int mrc_socket_open(struct net *net, struct mrc_net *mn, int family,
 			   struct socket **sockp)
 {
 	struct udp_tunnel_sock_cfg tcfg = {
 		.sk_user_data = mn,
-		/* Any non-zero type: encap_rcv is all that is used. */
+		/* Any non-zero type: the hooks are all that is used. */
 		.encap_type = 1,
 		.encap_rcv = mrc_udp_encap_recv,
+		.encap_err_lookup = mrc_udp_encap_err_lookup,
 	};
 	struct udp_port_cfg pcfg = {
 		.family = family,

@@ -23,6 +23,7 @@
 struct mrc_skb_cb {
 	u16 sport;
 	u8 tos;
+	bool frag;	/* larger than the path takes: IP may fragment it */
 };
 
 static struct mrc_skb_cb *mrc_cb(struct sk_buff *skb)
@@ -115,7 +116,7 @@ struct dst_entry *mrc_route(struct mrc_net *mn, int family,
 
 static int mrc_xmit_one(struct mrc_net *mn, int family,
 			const struct in6_addr *daddr, struct sk_buff *skb,
-			u16 sport, u8 tos)
+			u16 sport, u8 tos, bool frag, u32 *mtu)
 {
 	struct dst_entry *dst;
 	struct flowi fl;
@@ -125,8 +126,11 @@ static int mrc_xmit_one(struct mrc_net *mn, int family,
 		kfree_skb(skb);
 		return PTR_ERR(dst);
 	}
+	if (mtu)
+		*mtu = dst_mtu(dst);
 #if IS_ENABLED(CONFIG_IPV6)
 	if (family == AF_INET6) {
+		skb->ignore_df = frag;
 		/* No tunnel device: its stats must not be counted on
 		 * dst->dev.
 		 */
@@ -140,8 +144,38 @@ static int mrc_xmit_one(struct mrc_net *mn, int family,
 	udp_tunnel_xmit_skb(container_of(dst, struct rtable, dst),
 			    mn->sock4->sk, skb, fl.u.ip4.saddr,
 			    fl.u.ip4.daddr, tos, ip4_dst_hoplimit(dst),
-			    htons(IP_DF), htons(sport), htons(MRC_UDP_PORT),
-			    false, false);
+			    frag ? 0 : htons(IP_DF), htons(sport),
+			    htons(MRC_UDP_PORT), false, false);
+	return 0;
+}
+
+/**
+ * mrc_xmit_pmtu() - send one mrc packet, and say the route's MTU
+ * @mn: the namespace, whose UDP/4791 socket sends it
+ * @family: AF_INET or AF_INET6
+ * @daddr: destination (IPv4 v4-mapped)
+ * @skb: the packet, data at the mrc headers, sport set
+ * @mtu: where the MTU of the route it took goes, if routed; or NULL
+ *
+ * Return: 0 or a negative errno; the skb is consumed either way.
+ */
+int mrc_xmit_pmtu(struct mrc_net *mn, int family,
+		  const struct in6_addr *daddr, struct sk_buff *skb, u32 *mtu)
+{
+	u16 sport = mrc_cb(skb)->sport;
+	bool frag = mrc_cb(skb)->frag;
+	u8 tos = mrc_cb(skb)->tos;
+	unsigned int len = skb->len;
+	int ret;
+
+	memset(skb->cb, 0, sizeof(skb->cb));
+	ret = mrc_xmit_one(mn, family, daddr, skb, sport, tos, frag, mtu);
+	if (ret) {
+		mrc_stat_inc(mn, MRC_STAT_TX_ERRORS);
+		return ret;
+	}
+	mrc_stat_inc(mn, MRC_STAT_TX_PACKETS);
+	mrc_stat_add(mn, MRC_STAT_TX_BYTES, len);
 	return 0;
 }
 
@@ -157,20 +191,25 @@ static int mrc_xmit_one(struct mrc_net *mn, int family,
 int mrc_xmit(struct mrc_net *mn, int family, const struct in6_addr *daddr,
 	     struct sk_buff *skb)
 {
-	u16 sport = mrc_cb(skb)->sport;
-	u8 tos = mrc_cb(skb)->tos;
-	unsigned int len = skb->len;
-	int ret;
+	return mrc_xmit_pmtu(mn, family, daddr, skb, NULL);
+}
 
-	memset(skb->cb, 0, sizeof(skb->cb));
-	ret = mrc_xmit_one(mn, family, daddr, skb, sport, tos);
-	if (ret) {
-		mrc_stat_inc(mn, MRC_STAT_TX_ERRORS);
-		return ret;
+/* @mtu, the lowest MTU of the routes a batch of packets took, where the
+ * QP's next packets are cut.  Routes may differ per value (a lower MTU
+ * learnt on one of several next hops): the QP keeps the lowest of the
+ * last second or so, lowered at once, raised only once a second.
+ */
+static void mrc_qp_note_mtu(struct mrc_qp *qp, u32 mtu)
+{
+	if (!qp->pmtu || mtu < qp->pmtu)
+		qp->pmtu = mtu;
+	if (!qp->pmtu_low || mtu < qp->pmtu_low)
+		qp->pmtu_low = mtu;
+	if (time_after(jiffies, qp->pmtu_since + HZ)) {
+		qp->pmtu = qp->pmtu_low;
+		qp->pmtu_low = 0;
+		qp->pmtu_since = jiffies;
 	}
-	mrc_stat_inc(mn, MRC_STAT_TX_PACKETS);
-	mrc_stat_add(mn, MRC_STAT_TX_BYTES, len);
-	return 0;
 }
 
 /**
@@ -184,6 +223,7 @@ void mrc_qp_flush(struct mrc_qp *qp)
 {
 	struct sk_buff_head batch;
 	struct sk_buff *skb;
+	u32 mtu, low;
 
 	__skb_queue_head_init(&batch);
 	/* BHs stay off throughout, so a process that flushes is not
@@ -200,9 +240,17 @@ void mrc_qp_flush(struct mrc_qp *qp)
 	while (!skb_queue_empty(&qp->xq)) {
 		skb_queue_splice_init(&qp->xq, &batch);
 		spin_unlock(&qp->lock);
-		while ((skb = __skb_dequeue(&batch)))
-			mrc_xmit(qp->mn, qp->family, &qp->raddr, skb);
+		low = 0;
+		while ((skb = __skb_dequeue(&batch))) {
+			mtu = 0;
+			mrc_xmit_pmtu(qp->mn, qp->family, &qp->raddr, skb,
+				      &mtu);
+			if (mtu && (!low || mtu < low))
+				low = mtu;
+		}
 		spin_lock(&qp->lock);
+		if (low)
+			mrc_qp_note_mtu(qp, low);
 	}
 	qp->xmitting = false;
 	spin_unlock(&qp->lock);
@@ -340,7 +388,7 @@ static struct sk_buff *mrc_build_data(struct mrc_qp *qp,
 }
 
 static void mrc_queue_data(struct mrc_qp *qp, struct mrc_tx_pkt *e, u32 psn,
-			   u8 flags, struct sk_buff_head *out)
+			   u8 flags, u32 max, struct sk_buff_head *out)
 {
 	struct sk_buff *skb;
 
@@ -355,13 +403,50 @@ static void mrc_queue_data(struct mrc_qp *qp, struct mrc_tx_pkt *e, u32 psn,
 	/* No memory: the packet counts as sent and is lost; recovery
 	 * retransmits it as it would any other.
 	 */
-	if (skb)
-		__skb_queue_tail(out, skb);
-	else
+	if (!skb) {
 		mrc_qp_stat_inc(qp, MRC_STAT_TX_ERRORS);
+		return;
+	}
+	/* Cut before the path's MTU fell: IP may fragment this one. */
+	if (e->len > max)
+		mrc_cb(skb)->frag = true;
+	__skb_queue_tail(out, skb);
 }
 
-static bool mrc_retransmit_one(struct mrc_qp *qp, struct sk_buff_head *out)
+/* The MTU of the route to the QP's peer, before it sent anything. */
+static void mrc_qp_route_mtu(struct mrc_qp *qp)
+{
+	struct dst_entry *dst;
+	struct flowi fl;
+
+	dst = mrc_route(qp->mn, qp->family, &qp->raddr, qp->udp_sport, 0, &fl);
+	if (IS_ERR(dst))
+		return;
+	qp->pmtu = dst_mtu(dst);
+	dst_release(dst);
+}
+
+/* The most payload a data packet of a queue pair (locked) carries now:
+ * the MSS, or less where the path's MTU (the route's, lowered by ICMP
+ * "fragmentation needed" or "packet too big" as for any socket) cannot
+ * hold that much besides the IP, UDP and mrc headers: mrc sends with
+ * DF set, so a larger packet would be dropped on the way.
+ */
+static u32 mrc_qp_payload_max(struct mrc_qp *qp, const struct mrc_config *c)
+{
+	u32 hdrs = sizeof(struct udphdr) + MRC_DATA_HDR_LEN +
+		   (qp->family == AF_INET6 ? sizeof(struct ipv6hdr) :
+		    sizeof(struct iphdr));
+
+	if (!qp->pmtu)
+		mrc_qp_route_mtu(qp);
+	if (qp->pmtu <= hdrs)
+		return c->mss;
+	return min(c->mss, qp->pmtu - hdrs);
+}
+
+static bool mrc_retransmit_one(struct mrc_qp *qp, u32 max,
+			       struct sk_buff_head *out)
 {
 	u32 n = mrc_psn_diff(qp->snd_nxt, qp->snd_una), end = n, i;
 
@@ -385,7 +470,8 @@ static bool mrc_retransmit_one(struct mrc_qp *qp, struct sk_buff_head *out)
 		e->tx_ns = ktime_get_ns();
 		qp->nr_lost--;
 		qp->inflight += e->len;
-		mrc_queue_data(qp, e, psn, MRC_BTH_RETX | MRC_BTH_ACKREQ, out);
+		mrc_queue_data(qp, e, psn, MRC_BTH_RETX | MRC_BTH_ACKREQ, max,
+			       out);
 		return true;
 	}
 	if (end < n)
@@ -406,6 +492,7 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 	const struct mrc_config *c;
 	struct mrc_config cfg;
 	bool sent = false;
+	u32 mss;
 
 	if (qp->dead || qp->state != MRC_QP_STATE_OPEN)
 		return;
@@ -413,6 +500,7 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 	c = mrc_cfg(qp->mn);
 	cfg = *c;
 	rcu_read_unlock();
+	mss = mrc_qp_payload_max(qp, &cfg);
 
 	for (;;) {
 		struct mrc_tx_msg *m = qp->tx_cur;
@@ -422,7 +510,7 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 		u8 flags = 0;
 
 		if (qp->nr_lost) {
-			if (!mrc_retransmit_one(qp, out))
+			if (!mrc_retransmit_one(qp, mss, out))
 				break;
 			sent = true;
 			continue;
@@ -433,7 +521,7 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 		if (!m || mrc_psn_diff(qp->snd_nxt, qp->snd_una) >=
 			  MRC_WINDOW - 1)
 			break;
-		plen = min(cfg.mss, m->len - m->sent);
+		plen = min(mss, m->len - m->sent);
 		if (qp->inflight && qp->inflight + plen > qp->cwnd)
 			break;
 
@@ -462,11 +550,11 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 		 * for the receiver's every-MRC_ACK_EVERY acknowledgment.
 		 */
 		if (last ||
-		    (qp->inflight + cfg.mss > qp->cwnd &&
-		     qp->inflight < MRC_ACK_EVERY * cfg.mss) ||
+		    (qp->inflight + mss > qp->cwnd &&
+		     qp->inflight < MRC_ACK_EVERY * mss) ||
 		    mrc_psn_diff(qp->snd_nxt, qp->snd_una) >= MRC_WINDOW - 1)
 			flags |= MRC_BTH_ACKREQ;
-		mrc_queue_data(qp, e, psn, flags, out);
+		mrc_queue_data(qp, e, psn, flags, mss, out);
 		sent = true;
 	}
 
