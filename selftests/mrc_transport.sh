@@ -388,8 +388,9 @@ chk_cnt "IPv6, MTU 1500: packets cut to the path" C \
 	"tx_data_packets >= $DATA_MIN"
 # Where the MTU holds them, packets of the mss: 256 a MiB.
 mtu_run "MTU 9000" 9000
+# (chk_cnt's words are not quoted: no glob characters in them.)
 chk_cnt "MTU 9000: packets of the mss" C \
-	"tx_data_packets >= $DATA_MIN && tx_data_packets < $DATA_MIN * 11 / 10"
+	"tx_data_packets >= $DATA_MIN && tx_data_packets < $((DATA_MIN * 11 / 10))"
 
 # The MTU falls mid-transfer (both ends of the link to 1500, 1 s into a
 # stream held to 100 Mbit/s, about 3.4 s): the packets after it are cut
@@ -410,7 +411,7 @@ chk_eq "MTU 9000 -> 1500 mid-transfer: the link's MTU after" \
 	"$([[ $v =~ mtu\ ([0-9]+) ]] && echo "${BASH_REMATCH[1]}")" 1500
 # More packets than 40 MiB at the mss take, fewer than at 1440 bytes.
 chk_cnt "MTU 9000 -> 1500 mid-transfer: packets cut after the change" C \
-	"tx_data_packets > 40 * 256 * 11 / 10"
+	"tx_data_packets > $((40 * 256 * 11 / 10))"
 
 # --- 4. a black hole -----------------------------------------------------
 
