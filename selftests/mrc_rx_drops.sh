@@ -278,18 +278,16 @@ if mrc_veth_pair "$MRC_IN_NETNS" "$peer"; then
 		inj "$addr" -q "$NOBODY" -s "$sp" data
 		expect_deltas "$addr: data to port $NOBODY, nobody bound" \
 			rx_packets=1 rx_bytes=96 rx_drop_no_qp=1 nack_tx=1
-		# Back to back, so the queue pair cannot close in between.
-		inj "$addr" -q "$PORT" -s "$sp" data data
-		expect_deltas "$addr: a 64 B message, then its duplicate" \
-			rx_packets=2 rx_bytes=192 rx_data_packets=1 rx_msgs=1 \
-			rx_dup_packets=1
-		# A probe between the ports of that queue pair is answered;
-		# one from a port with no queue pair here is not (no
-		# reflection to a forged source).
-		inj "$addr" -q "$PORT" -s "$sp" probe
-		expect_deltas "$addr: a probe for an open queue pair" \
-			rx_packets=1 rx_bytes=28 total_probe_pkts_rx=1 \
-			probe_resp_tx=1
+		# A message, its duplicate, and a probe between the ports of
+		# that queue pair, which is answered: back to back, so that
+		# the queue pair cannot close in between (idle for 3 s, as
+		# reading the counters can take on the debug kernel).  One
+		# from a port with no queue pair here is not (no reflection
+		# to a forged source).
+		inj "$addr" -q "$PORT" -s "$sp" data data probe
+		expect_deltas "$addr: a 64 B message, its duplicate, and a probe for its queue pair" \
+			rx_packets=3 rx_bytes=220 rx_data_packets=1 rx_msgs=1 \
+			rx_dup_packets=1 total_probe_pkts_rx=1 probe_resp_tx=1
 		inj "$addr" -q "$PORT" -s 9999 -c 3 probe
 		expect_deltas "$addr: 3 probes for no queue pair, unanswered" \
 			rx_packets=3 rx_bytes=84 rx_drop_no_qp=3
