@@ -48,6 +48,10 @@
 /* Text the kernel's own attribute validation puts in the extack. */
 #define MSG_BAD_LEN		"invalid attribute length"
 #define MSG_UNKNOWN_ATTR	"Unknown attribute type"
+#define MSG_TRAILING		"bytes leftover after parsing attributes"
+#define MSG_RESERVED		"genlmsghdr.reserved field is not 0"
+/* ... and mrc's, for an attribute to a command that takes none. */
+#define MSG_NO_ATTRS		"this command takes no attributes"
 
 /* What the kernel answered to one request. */
 struct answer {
@@ -917,17 +921,118 @@ TEST_F(mrc, unknown_command)
 	EXPECT_EQ(0, self->a.nreplies);
 }
 
-/* The request of a queue pair dump: any attribute in it is refused. */
-TEST_F(mrc, qp_dump_request_attrs)
+/* Append @len bytes that are not an attribute: shorter than its header. */
+static void req_put_trailing(struct nlmsghdr *nlh, __u16 len)
 {
-	struct nlmsghdr *nlh;
+	memset((char *)nlh + nlh->nlmsg_len, 0xa5, len);
+	nlh->nlmsg_len += len;
+}
 
-	nlh = mrc_req(self, MRC_CMD_QP_GET);
-	nlh->nlmsg_flags |= NLM_F_DUMP;
-	req_put_u32(nlh, MRC_A_MSS, 1000);
-	EXPECT_EQ(-EINVAL, mrc_talk(_metadata, self, nlh));
-	EXPECT_FALSE(self->a.done);
-	EXPECT_EQ(0, self->a.nreplies);
+/* A refused request: -EINVAL, @msg, and the offset of @a if not NULL. */
+static void expect_refused(struct __test_metadata *_metadata,
+			   FIXTURE_DATA(mrc) *self, struct nlmsghdr *nlh,
+			   const struct nlattr *a, const char *msg,
+			   const char *what)
+{
+	__u32 off = a ? offset_of(nlh, a) : 0;
+
+	EXPECT_EQ(-EINVAL, mrc_talk(_metadata, self, nlh)) {
+		TH_LOG("%s", what);
+	}
+	EXPECT_STREQ(msg, self->a.msg) {
+		TH_LOG("%s", what);
+	}
+	EXPECT_EQ(0, self->a.nreplies) {
+		TH_LOG("%s: replied", what);
+	}
+	EXPECT_FALSE(self->a.done) {
+		TH_LOG("%s: a dump started", what);
+	}
+	if (a) {
+		EXPECT_TRUE(self->a.has_offs) {
+			TH_LOG("%s: no NLMSGERR_ATTR_OFFS", what);
+		}
+		EXPECT_EQ(off, self->a.offs) {
+			TH_LOG("%s: offset", what);
+		}
+	}
+}
+
+/*
+ * Strict validation of every command (resv_start_op 0): those that take
+ * no attribute refuse any with a message, every one refuses unknown
+ * types, trailing bytes and a non-zero reserved field.
+ */
+TEST_F(mrc, strict_validation)
+{
+	static const struct {
+		__u8 cmd;
+		int dump;
+		int takes_attrs;
+	} c[] = {
+		{ MRC_CMD_CONFIG_GET, 0, 0 },
+		{ MRC_CMD_CONFIG_SET, 0, 1 },
+		{ MRC_CMD_STATS_GET, 0, 0 },
+		{ MRC_CMD_QP_GET, 1, 0 },
+		{ MRC_CMD_PEER_GET, 1, 0 },
+	};
+	__u32 want[MRC_NR_CONFIG_PARAMS];
+	char what[64];
+	size_t i;
+
+	defaults(want);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct nlmsghdr *nlh;
+		struct genlmsghdr *g;
+		struct nlattr *a;
+
+		/* A known attribute, a u32 the command does not take. */
+		if (!c[i].takes_attrs) {
+			snprintf(what, sizeof(what), "cmd %u: mss", c[i].cmd);
+			nlh = mrc_req(self, c[i].cmd);
+			if (c[i].dump)
+				nlh->nlmsg_flags |= NLM_F_DUMP;
+			a = req_put_u32(nlh, MRC_A_MSS, 1000);
+			expect_refused(_metadata, self, nlh, a, MSG_NO_ATTRS,
+				       what);
+		}
+
+		snprintf(what, sizeof(what), "cmd %u: type MRC_A_MAX + 1",
+			 c[i].cmd);
+		nlh = mrc_req(self, c[i].cmd);
+		if (c[i].dump)
+			nlh->nlmsg_flags |= NLM_F_DUMP;
+		a = req_put_u32(nlh, MRC_A_MAX + 1, 1);
+		expect_refused(_metadata, self, nlh, a, MSG_UNKNOWN_ATTR, what);
+
+		snprintf(what, sizeof(what), "cmd %u: 3 trailing bytes",
+			 c[i].cmd);
+		nlh = mrc_req(self, c[i].cmd);
+		if (c[i].dump)
+			nlh->nlmsg_flags |= NLM_F_DUMP;
+		if (c[i].cmd == MRC_CMD_CONFIG_SET)
+			req_put_u32(nlh, MRC_A_MSS, 1000);
+		req_put_trailing(nlh, 3);
+		expect_refused(_metadata, self, nlh, NULL, MSG_TRAILING, what);
+
+		snprintf(what, sizeof(what), "cmd %u: reserved 1", c[i].cmd);
+		nlh = mrc_req(self, c[i].cmd);
+		if (c[i].dump)
+			nlh->nlmsg_flags |= NLM_F_DUMP;
+		g = NLMSG_DATA(nlh);
+		g->reserved = 1;
+		expect_refused(_metadata, self, nlh, NULL, MSG_RESERVED, what);
+
+		/* The same request, clean, works. */
+		nlh = mrc_req(self, c[i].cmd);
+		if (c[i].dump)
+			nlh->nlmsg_flags |= NLM_F_DUMP;
+		EXPECT_EQ(0, mrc_talk(_metadata, self, nlh)) {
+			TH_LOG("cmd %u clean: %s", c[i].cmd, self->a.msg);
+		}
+		EXPECT_EQ(c[i].dump, self->a.done);
+	}
+	expect_config(_metadata, self, want, "after refused requests");
 }
 
 /* A new netns has no queue pair: the dump is NLMSG_DONE alone, errno 0. */

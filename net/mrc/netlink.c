@@ -32,9 +32,13 @@ static const struct nla_policy mrc_config_set_policy[MRC_A_MAX + 1] = {
 		.reject_message = "MRC_A_STATS is read-only" },
 };
 
-/* QP_GET takes no attribute: any is an error, not silently ignored. */
-static const struct nla_policy mrc_qp_get_policy[MRC_A_MAX + 1] = {
-	[0 ... MRC_A_MAX] = { .type = NLA_REJECT },
+/* The commands that take no attribute refuse any, saying so: the core's
+ * own default (resv_start_op 0) would refuse them without a message.
+ * Types above MRC_A_MAX are refused as unknown by strict validation.
+ */
+static const struct nla_policy mrc_no_attr_policy[MRC_A_MAX + 1] = {
+	[0 ... MRC_A_MAX] = { .type = NLA_REJECT,
+		.reject_message = "this command takes no attributes" },
 };
 
 static int mrc_nl_put_config(struct sk_buff *msg, const struct mrc_config *c)
@@ -300,6 +304,8 @@ static const struct genl_ops mrc_genl_ops[] = {
 	{
 		.cmd = MRC_CMD_CONFIG_GET,
 		.doit = mrc_nl_config_get,
+		.policy = mrc_no_attr_policy,
+		.maxattr = MRC_A_MAX,
 	},
 	{
 		.cmd = MRC_CMD_CONFIG_SET,
@@ -311,17 +317,19 @@ static const struct genl_ops mrc_genl_ops[] = {
 	{
 		.cmd = MRC_CMD_STATS_GET,
 		.doit = mrc_nl_stats_get,
+		.policy = mrc_no_attr_policy,
+		.maxattr = MRC_A_MAX,
 	},
 	{
 		.cmd = MRC_CMD_QP_GET,
 		.dumpit = mrc_nl_qp_dump,
-		.policy = mrc_qp_get_policy,
+		.policy = mrc_no_attr_policy,
 		.maxattr = MRC_A_MAX,
 	},
 	{
 		.cmd = MRC_CMD_PEER_GET,
 		.dumpit = mrc_nl_peer_dump,
-		.policy = mrc_qp_get_policy,
+		.policy = mrc_no_attr_policy,
 		.maxattr = MRC_A_MAX,
 	},
 };
@@ -339,7 +347,11 @@ struct genl_family mrc_genl_family __ro_after_init = {
 	.n_ops = ARRAY_SIZE(mrc_genl_ops),
 	.mcgrps = mrc_genl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(mrc_genl_mcgrps),
-	.resv_start_op = MRC_CMD_QP_GET + 1,
+	/* Every command validated strictly: the genetlink header's reserved
+	 * field and flags, no trailing bytes, no unknown attribute, each of
+	 * its policy's type and length.
+	 */
+	.resv_start_op = 0,
 };
 
 /**

@@ -8,6 +8,12 @@
  * The family is netns-aware: every command acts on the network namespace
  * of the requesting socket.
  *
+ * Every request is validated strictly: the genetlink header's reserved
+ * field must be 0, nothing may follow the last attribute, and an
+ * attribute the command does not take, of an unknown type or of the
+ * wrong length is refused with -EINVAL and an extended ack pointing at
+ * it.  Commands below that take no attributes refuse any.
+ *
  * MRC_CMD_CONFIG_GET (doit, any user in the netns)
  *   Request: no attributes.
  *   Reply:   every configuration attribute below, plus the read-only
