@@ -3,7 +3,8 @@
 #
 # Configuration through the CLI, in a netns of its own: the defaults, every
 # key set and read back (also at its bounds), every range rejected at
-# min - 1 and max + 1 with the kernel's exact message and nothing changed,
+# min - 1 and max + 1 (ERANGE from the kernel's policy, which gives the
+# range; mrc names the key) with the exact message and nothing changed,
 # the StartingPortOffset + 2^EntropyMaskBits - 1 <= 65535 rule, atomic
 # multi-key requests, the derived bdp-bytes / active-set values, and who
 # may change what (CAP_NET_ADMIN in the netns's user namespace).
@@ -22,7 +23,7 @@ mrc_dmesg_mark
 PORT_RULE_MSG='StartingPortOffset + 2^EntropyMaskBits - 1 must not exceed 65535'
 
 # The documented table: key, min, max, default, another valid value (as
-# the CLI takes it), the extack message for a value out of range.
+# the CLI takes it), what mrc prints for a value out of range.
 PARAMS=(
 	"spraying|0|1|1|none|PacketSprayingType (spraying) must be in 0..1"
 	"entropy-mask-bits|0|8|7|5|EntropyMaskBits (entropy-mask-bits) must be in 0..8"
@@ -209,7 +210,7 @@ done
 
 # --- out of range ---------------------------------------------------------
 
-mrc_log "# out of range: rejected with the kernel's message, nothing changed"
+mrc_log "# out of range: refused by the kernel's policy, its range named by mrc, nothing changed"
 for p in "${PARAMS[@]}"; do
 	IFS='|' read -r key min max def val msg <<<"$p"
 	if [ "$min" -gt 0 ]; then

@@ -48,6 +48,7 @@
 /* Text the kernel's own attribute validation puts in the extack. */
 #define MSG_BAD_LEN		"invalid attribute length"
 #define MSG_UNKNOWN_ATTR	"Unknown attribute type"
+#define MSG_RANGE		"integer out of range"
 #define MSG_TRAILING		"bytes leftover after parsing attributes"
 #define MSG_RESERVED		"genlmsghdr.reserved field is not 0"
 /* ... and mrc's, for an attribute to a command that takes none. */
@@ -59,6 +60,8 @@ struct answer {
 	char msg[512];		/* NLMSGERR_ATTR_MSG, "" without one */
 	int has_offs;		/* NLMSGERR_ATTR_OFFS present */
 	__u32 offs;		/* its value: offset in the request */
+	int has_range;		/* NLMSGERR_ATTR_POLICY had a u64 range */
+	__u64 range_min, range_max;	/* ... that range */
 	int nreplies;		/* replies before the ack */
 	int done;		/* a dump: ended by NLMSG_DONE, not an ack */
 	__u16 flags;		/* nlmsg_flags of the last reply */
@@ -134,6 +137,30 @@ static int nl_open(void)
 	return fd;
 }
 
+/* The unsigned range in an NLMSGERR_ATTR_POLICY nest. */
+static void parse_policy(const char *data, int len, struct answer *a)
+{
+	const struct nlattr *attr = (const struct nlattr *)data;
+	int got = 0;
+
+	for (; len >= NLA_HDRLEN && attr->nla_len >= NLA_HDRLEN &&
+	       attr->nla_len <= len;
+	     len -= NLA_ALIGN(attr->nla_len),
+	     attr = (const void *)((const char *)attr +
+				   NLA_ALIGN(attr->nla_len))) {
+		if (attr->nla_len != NLA_HDRLEN + 8)
+			continue;
+		if (attr->nla_type == NL_POLICY_TYPE_ATTR_MIN_VALUE_U) {
+			memcpy(&a->range_min, (const char *)attr + NLA_HDRLEN, 8);
+			got |= 1;
+		} else if (attr->nla_type == NL_POLICY_TYPE_ATTR_MAX_VALUE_U) {
+			memcpy(&a->range_max, (const char *)attr + NLA_HDRLEN, 8);
+			got |= 2;
+		}
+	}
+	a->has_range = got == 3;
+}
+
 static void parse_ack_tlvs(const struct nlmsghdr *nlh, struct answer *a)
 {
 	const struct nlmsgerr *e = NLMSG_DATA(nlh);
@@ -164,6 +191,9 @@ static void parse_ack_tlvs(const struct nlmsghdr *nlh, struct answer *a)
 				memcpy(&a->offs, data, 4);
 				a->has_offs = 1;
 			}
+			break;
+		case NLMSGERR_ATTR_POLICY:
+			parse_policy(data, len, a);
 			break;
 		}
 	}
@@ -616,8 +646,9 @@ TEST_F(mrc, config_set_bounds)
 
 /*
  * Each attribute below its min, above its max and at U32_MAX, after a
- * valid attribute in the same request: -ERANGE, the table's message,
- * the offset of the bad attribute, and nothing changed.
+ * valid attribute in the same request: the policy's -ERANGE and message,
+ * the offset of the bad attribute, its range as the table has it in
+ * NLMSGERR_ATTR_POLICY, and nothing changed.
  */
 TEST_F(mrc, config_set_out_of_range)
 {
@@ -645,7 +676,17 @@ TEST_F(mrc, config_set_out_of_range)
 			EXPECT_EQ(-ERANGE, mrc_talk(_metadata, self, nlh)) {
 				TH_LOG("%s %u", p->key, bad[j]);
 			}
-			EXPECT_STREQ(p->range_msg, self->a.msg);
+			EXPECT_STREQ(MSG_RANGE, self->a.msg);
+			EXPECT_TRUE(self->a.has_range) {
+				TH_LOG("%s %u: no range in NLMSGERR_ATTR_POLICY",
+				       p->key, bad[j]);
+			}
+			EXPECT_EQ((__u64)p->min, self->a.range_min) {
+				TH_LOG("%s: policy min", p->key);
+			}
+			EXPECT_EQ((__u64)p->max, self->a.range_max) {
+				TH_LOG("%s: policy max", p->key);
+			}
 			EXPECT_TRUE(self->a.has_offs) {
 				TH_LOG("%s %u: no NLMSGERR_ATTR_OFFS", p->key,
 				       bad[j]);

@@ -59,7 +59,8 @@ struct mrc_config {
  * @max: largest accepted value
  * @def: default
  * @offset: offset of the __u32 in struct mrc_config
- * @range_msg: extack message when the value is outside @min..@max
+ * @range_msg: what mrc(8) prints for a value outside @min..@max (the
+ *	kernel's policy refuses it, with the range, naming no attribute)
  */
 struct mrc_config_param {
 	int attr;

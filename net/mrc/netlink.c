@@ -7,21 +7,36 @@
 
 #include <mrc/mrc.h>
 
+/* The range of each writable attribute, filled from mrc_config_params[]
+ * (include/mrc/config.h, which the CLI and the unit tests share) before
+ * the family is registered: one table of bounds, and the kernel's policy
+ * refuses a value out of range itself, pointing at the attribute and
+ * reporting the range (NLMSGERR_ATTR_POLICY).
+ */
+static struct netlink_range_validation mrc_config_range[MRC_A_MAX + 1]
+	__ro_after_init;
+
+#define MRC_POLICY_CONFIG(attr) \
+	NLA_POLICY_FULL_RANGE(NLA_U32, &mrc_config_range[attr])
+
 static const struct nla_policy mrc_config_set_policy[MRC_A_MAX + 1] = {
-	[MRC_A_SPRAYING_TYPE]		= { .type = NLA_U32 },
-	[MRC_A_ENTROPY_MASK_BITS]	= { .type = NLA_U32 },
-	[MRC_A_STARTING_PORT_OFFSET]	= { .type = NLA_U32 },
-	[MRC_A_ACTIVE_EV_SET_SIZE]	= { .type = NLA_U32 },
-	[MRC_A_PROBE_PERIOD_US]		= { .type = NLA_U32 },
-	[MRC_A_SACK_LOSS_MIN_RETX_PKTS]	= { .type = NLA_U32 },
-	[MRC_A_MSS]			= { .type = NLA_U32 },
-	[MRC_A_BASE_RTT_US]		= { .type = NLA_U32 },
-	[MRC_A_LINK_RATE_MBPS]		= { .type = NLA_U32 },
-	[MRC_A_QP_GROUPS]		= { .type = NLA_U32 },
-	[MRC_A_TRIMMING]		= { .type = NLA_U32 },
-	[MRC_A_RTO_US]			= { .type = NLA_U32 },
-	[MRC_A_MAX_MSG_SIZE]		= { .type = NLA_U32 },
-	[MRC_A_RETRY_LIMIT]		= { .type = NLA_U32 },
+	[MRC_A_SPRAYING_TYPE]	= MRC_POLICY_CONFIG(MRC_A_SPRAYING_TYPE),
+	[MRC_A_ENTROPY_MASK_BITS] = MRC_POLICY_CONFIG(MRC_A_ENTROPY_MASK_BITS),
+	[MRC_A_STARTING_PORT_OFFSET] =
+		MRC_POLICY_CONFIG(MRC_A_STARTING_PORT_OFFSET),
+	[MRC_A_ACTIVE_EV_SET_SIZE] =
+		MRC_POLICY_CONFIG(MRC_A_ACTIVE_EV_SET_SIZE),
+	[MRC_A_PROBE_PERIOD_US]	= MRC_POLICY_CONFIG(MRC_A_PROBE_PERIOD_US),
+	[MRC_A_SACK_LOSS_MIN_RETX_PKTS] =
+		MRC_POLICY_CONFIG(MRC_A_SACK_LOSS_MIN_RETX_PKTS),
+	[MRC_A_MSS]		= MRC_POLICY_CONFIG(MRC_A_MSS),
+	[MRC_A_BASE_RTT_US]	= MRC_POLICY_CONFIG(MRC_A_BASE_RTT_US),
+	[MRC_A_LINK_RATE_MBPS]	= MRC_POLICY_CONFIG(MRC_A_LINK_RATE_MBPS),
+	[MRC_A_QP_GROUPS]	= MRC_POLICY_CONFIG(MRC_A_QP_GROUPS),
+	[MRC_A_TRIMMING]	= MRC_POLICY_CONFIG(MRC_A_TRIMMING),
+	[MRC_A_RTO_US]		= MRC_POLICY_CONFIG(MRC_A_RTO_US),
+	[MRC_A_MAX_MSG_SIZE]	= MRC_POLICY_CONFIG(MRC_A_MAX_MSG_SIZE),
+	[MRC_A_RETRY_LIMIT]	= MRC_POLICY_CONFIG(MRC_A_RETRY_LIMIT),
 	[MRC_A_QP]			= { .type = NLA_REJECT,
 		.reject_message = "MRC_A_QP is read-only" },
 	[MRC_A_BDP_BYTES]		= { .type = NLA_REJECT,
@@ -233,28 +248,18 @@ static void mrc_nl_err(struct netlink_ext_ack *extack,
 	extack->bad_attr = attr;
 }
 
-/* Apply the attributes of @info to @c, each within its range.
- * Return: 0, or -ERANGE with the extack naming the attribute and range.
- */
-static int mrc_nl_parse_config(struct genl_info *info, struct mrc_config *c)
+/* Apply the attributes of @info to @c; the policy checked their ranges. */
+static void mrc_nl_parse_config(struct genl_info *info, struct mrc_config *c)
 {
 	size_t i;
 
 	for (i = 0; i < MRC_NR_CONFIG_PARAMS; i++) {
 		const struct mrc_config_param *p = &mrc_config_params[i];
 		struct nlattr *attr = info->attrs[p->attr];
-		u32 v;
 
-		if (!attr)
-			continue;
-		v = nla_get_u32(attr);
-		if (v < p->min || v > p->max) {
-			mrc_nl_err(info->extack, attr, p->range_msg);
-			return -ERANGE;
-		}
-		*mrc_config_field(c, p) = v;
+		if (attr)
+			*mrc_config_field(c, p) = nla_get_u32(attr);
 	}
-	return 0;
 }
 
 static int mrc_nl_config_set(struct sk_buff *skb, struct genl_info *info)
@@ -273,10 +278,7 @@ static int mrc_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 					lockdep_is_held(&mn->cfg_lock));
 	new->c = old->c;
 
-	ret = mrc_nl_parse_config(info, &new->c);
-	if (ret)
-		goto err;
-
+	mrc_nl_parse_config(info, &new->c);
 	rule = mrc_config_check(&new->c);
 	if (rule) {
 		struct nlattr *bad = info->attrs[MRC_A_STARTING_PORT_OFFSET];
@@ -361,6 +363,18 @@ struct genl_family mrc_genl_family __ro_after_init = {
  */
 int __init mrc_genl_init(void)
 {
+	size_t i;
+
+	for (i = 0; i < MRC_NR_CONFIG_PARAMS; i++) {
+		const struct mrc_config_param *p = &mrc_config_params[i];
+
+		/* Every writable attribute's policy points at its range. */
+		if (WARN_ON(mrc_config_set_policy[p->attr].range !=
+			    &mrc_config_range[p->attr]))
+			return -EINVAL;
+		mrc_config_range[p->attr].min = p->min;
+		mrc_config_range[p->attr].max = p->max;
+	}
 	return genl_register_family(&mrc_genl_family);
 }
 

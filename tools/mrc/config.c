@@ -193,6 +193,22 @@ static int mrc_config_set_report(const struct mrc_nl_err *e)
 	const struct mrc_config_param *p;
 
 	p = mrc_config_param_by_attr(e->bad_attr);
+	/*
+	 * The kernel's policy refuses a value out of range itself, with a
+	 * message that does not name the attribute ("integer out of range"),
+	 * pointing at it and giving its range: name both.
+	 */
+	if (p && e->err == ERANGE && e->has_range) {
+		fprintf(stderr, "mrc: Error: %s (%s) must be in %llu..%llu (%s)\n",
+			p->spec, p->key, (unsigned long long)e->range_min,
+			(unsigned long long)e->range_max, strerror(e->err));
+		return MRC_EXIT_KERNEL;
+	}
+	if (p && e->err == ERANGE) {
+		fprintf(stderr, "mrc: Error: %s (%s)\n", p->range_msg,
+			strerror(e->err));
+		return MRC_EXIT_KERNEL;
+	}
 	if (!e->msg[0] && p) {
 		fprintf(stderr, "mrc: the kernel rejected %s: %s\n", p->key,
 			strerror(e->err));

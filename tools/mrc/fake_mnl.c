@@ -7,13 +7,18 @@
  * MRC_FAKE selects the behaviour:
  *   nofamily	CTRL_CMD_GETFAMILY fails with ENOENT
  *   ok		every request succeeds, with made-up replies; CONFIG_SET
- *		checks ranges and the port rule as the kernel does; the QP
+ *		checks ranges and the port rule as the kernel does (a value
+ *		out of range: ERANGE, "integer out of range", its offset and
+ *		its range in NLMSGERR_ATTR_POLICY); the QP
  *		dump has two queue pairs, IPv4 and IPv6, in two messages
  *		over two reads, the second read ending with NLMSG_DONE
  *   extack	CONFIG_SET fails with EINVAL, a message and the offset of
  *		the last attribute, in a capped ack
  *   extack-full	the same in an uncapped ack (request echoed)
  *   noext	CONFIG_SET fails with EINVAL and only an offset
+ *   range	a value out of range is reported with a maximum of 12345
+ *   norange	... with no NLMSGERR_ATTR_POLICY
+ *   oldrange	... with the table's message, not the policy's
  *   eperm	CONFIG_SET fails with EPERM and nothing else
  *   noqp	the QP dump is empty: NLMSG_DONE alone
  *   oldqp	a module without MRC_CMD_QP_GET: the dump is refused with
@@ -242,8 +247,14 @@ static void fake_reply(const struct nlmsghdr *req, uint16_t type,
 }
 
 /* An ack; @offs < 0 for none, @capped to leave the request out. */
-static void fake_ack(const struct nlmsghdr *req, int error, const char *msg,
-		     int offs, int capped)
+/*
+ * An ack with @error, and as TLVs @msg and @offs if given, and, if @range
+ * is not NULL, the policy of the attribute at @offs: its unsigned range
+ * @range[0]..@range[1], as the kernel reports a value out of range.
+ */
+static void fake_ack_range(const struct nlmsghdr *req, int error,
+			   const char *msg, int offs, int capped,
+			   const uint64_t *range)
 {
 	struct nlmsghdr *nlh = fake_put(NLMSG_ERROR, 0, req);
 	size_t echo = capped ? sizeof(*req) : req->nlmsg_len;
@@ -261,7 +272,25 @@ static void fake_ack(const struct nlmsghdr *req, int error, const char *msg,
 		mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, msg);
 	if (offs >= 0)
 		mnl_attr_put_u32(nlh, NLMSGERR_ATTR_OFFS, (uint32_t)offs);
+	if (range) {
+		struct nlattr *pol = mnl_attr_nest_start(nlh,
+							 NLMSGERR_ATTR_POLICY);
+
+		mnl_attr_put_u32(nlh, NL_POLICY_TYPE_ATTR_TYPE,
+				 NL_ATTR_TYPE_U32);
+		mnl_attr_put_u64(nlh, NL_POLICY_TYPE_ATTR_MIN_VALUE_U,
+				 range[0]);
+		mnl_attr_put_u64(nlh, NL_POLICY_TYPE_ATTR_MAX_VALUE_U,
+				 range[1]);
+		mnl_attr_nest_end(nlh, pol);
+	}
 	fake_done(nlh);
+}
+
+static void fake_ack(const struct nlmsghdr *req, int error, const char *msg,
+		     int offs, int capped)
+{
+	fake_ack_range(req, error, msg, offs, capped, NULL);
 }
 
 static void fill_mcgrp(struct nlmsghdr *nlh, uint16_t i, const char *name,
@@ -678,9 +707,22 @@ static void fake_set_ok(const struct nlmsghdr *req)
 			return;
 		}
 		v = mnl_attr_get_u32(attr);
-		if (v < p->min || v > p->max) {
+		if ((v < p->min || v > p->max) && !strcmp(fake_mode(), "oldrange")) {
+			/* mrc.ko before its policy had the ranges */
 			fake_ack(req, ERANGE, p->range_msg,
 				 fake_offset(req, attr), 1);
+			return;
+		}
+		if (v < p->min || v > p->max) {
+			/* the policy's check: the message names no attribute */
+			uint64_t range[2] = { p->min, p->max };
+
+			if (!strcmp(fake_mode(), "range"))
+				range[1] = 12345;	/* from the kernel */
+			fake_ack_range(req, ERANGE, "integer out of range",
+				       fake_offset(req, attr), 1,
+				       strcmp(fake_mode(), "norange") ?
+				       range : NULL);
 			return;
 		}
 		*mrc_config_field(&c, p) = v;

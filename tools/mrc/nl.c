@@ -103,12 +103,40 @@ static int mrc_nl_ext_ack_attr_cb(const struct nlattr *attr, void *data)
 	else if (type == NLMSGERR_ATTR_OFFS &&
 		 mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
 		tb[type] = attr;
+	else if (type == NLMSGERR_ATTR_POLICY &&
+		 mnl_attr_validate(attr, MNL_TYPE_NESTED) == 0)
+		tb[type] = attr;
 	return MNL_CB_OK;
 }
 
 /*
- * Copy the message and offending attribute of the extended ack TLVs at
- * byte @off of the payload of @nlh, an ack or a NLMSG_DONE.
+ * The bounds of an unsigned attribute's range in NLMSGERR_ATTR_POLICY:
+ * the kernel's policy refused a value outside them.
+ */
+static void mrc_nl_parse_policy(const struct nlattr *nest, struct mrc_nl_err *e)
+{
+	const struct nlattr *a, *min = NULL, *max = NULL;
+
+	mnl_attr_for_each_nested(a, nest) {
+		uint16_t type = mnl_attr_get_type(a);
+
+		if (mnl_attr_validate(a, MNL_TYPE_U64) < 0)
+			continue;
+		if (type == NL_POLICY_TYPE_ATTR_MIN_VALUE_U)
+			min = a;
+		else if (type == NL_POLICY_TYPE_ATTR_MAX_VALUE_U)
+			max = a;
+	}
+	if (!min || !max)
+		return;
+	e->has_range = true;
+	e->range_min = mnl_attr_get_u64(min);
+	e->range_max = mnl_attr_get_u64(max);
+}
+
+/*
+ * Copy the message, offending attribute and its range of the extended ack
+ * TLVs at byte @off of the payload of @nlh, an ack or a NLMSG_DONE.
  */
 static void mrc_nl_parse_ext_ack_at(const struct nlmsghdr *nlh, size_t off,
 				    struct mrc_nl_call *call)
@@ -130,6 +158,8 @@ static void mrc_nl_parse_ext_ack_at(const struct nlmsghdr *nlh, size_t off,
 	if (offs)
 		call->e->bad_attr = mrc_nl_attr_at(call->req,
 						   mnl_attr_get_u32(offs));
+	if (tb[NLMSGERR_ATTR_POLICY])
+		mrc_nl_parse_policy(tb[NLMSGERR_ATTR_POLICY], call->e);
 }
 
 /* Copy the message and offending attribute of an extended ack. */

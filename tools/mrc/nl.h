@@ -5,6 +5,7 @@
 #ifndef _MRC_CLI_NL_H
 #define _MRC_CLI_NL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <libmnl/libmnl.h>
 
@@ -29,6 +30,10 @@ struct mrc_nl_err {
 	int err;		/* positive errno, 0 if the request succeeded */
 	char msg[512];		/* extended ack message, "" if none */
 	int bad_attr;		/* attribute the ack points at, or -1 */
+	/* The range its policy allows (NLMSGERR_ATTR_POLICY), if sent. */
+	bool has_range;
+	uint64_t range_min;
+	uint64_t range_max;
 };
 
 int mrc_nl_open(struct mrc_nl *nl);

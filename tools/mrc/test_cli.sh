@@ -181,6 +181,18 @@ range "RetryLimit (retry-limit) must be in 1..255" retry-limit 0
 range "RetryLimit (retry-limit) must be in 1..255" retry-limit 256
 range "RetryLimit (retry-limit) must be in 1..255" \
 	max-msg-size 4096 retry-limit 4294967295
+# The policy's range from the kernel wins over the table's; without it,
+# or from a module that sent its own message, the table's.
+run range config set mss 1000 retry-limit 0
+expect 2 err "mrc: Error: RetryLimit (retry-limit) must be in 1..12345 (Numerical result out of range)" \
+	"range from NLMSGERR_ATTR_POLICY"
+run norange config set retry-limit 0
+expect 2 err "mrc: Error: RetryLimit (retry-limit) must be in 1..255 (Numerical result out of range)" \
+	"range without NLMSGERR_ATTR_POLICY"
+run oldrange config set retry-limit 256
+expect 2 err "mrc: Error: RetryLimit (retry-limit) must be in 1..255 (Numerical result out of range)" \
+	"range from an older module"
+grep -q "integer out of range" "$tmp/err" && bad "policy message shown"
 run noext config set mss 100 retry-limit 0
 expect 2 err "mrc: the kernel rejected retry-limit: Invalid argument" \
 	"offset only, new key"

@@ -21,10 +21,14 @@
  *
  * MRC_CMD_CONFIG_SET (doit, CAP_NET_ADMIN in the netns's user namespace)
  *   Request: any subset of the writable configuration attributes.
- *   The set is applied as a whole or not at all: if any attribute is out
- *   of range, or the result would break a rule between attributes, nothing
- *   changes and the extended ack carries a message naming the attribute and
- *   the rule, with the offending attribute pointed at where there is one.
+ *   The set is applied as a whole or not at all: nothing changes if
+ *   - an attribute is out of its range: -ERANGE from the family's policy,
+ *     the extended ack pointing at the attribute (NLMSGERR_ATTR_OFFS)
+ *     and giving its range (NLMSGERR_ATTR_POLICY, the netlink core's
+ *     NL_POLICY_TYPE_ATTR_MIN_VALUE_U and _MAX_VALUE_U);
+ *   - the result would break a rule between attributes: -EINVAL, the
+ *     extended ack's message naming the rule, the offending attribute
+ *     pointed at.
  *   Reply:   none (an ack).
  *
  * MRC_CMD_STATS_GET (doit, any user in the netns)
