@@ -1279,6 +1279,233 @@ TEST_F(mrc, qp_dump_ipv6)
 	qp_dump_one(_metadata, self, AF_INET6);
 }
 
+/* Queue pairs of the many-QP tests: more than one dump part holds. */
+#define QP_MANY		600
+
+/* What a queue pair dump returned. */
+struct qp_list {
+	__u32 qpn[QP_MANY + 16];
+	__u16 rport[QP_MANY + 16];
+	int n;			/* queue pairs, in the kernel's order */
+	int reads;		/* recv() calls that returned something */
+	int intr;		/* a message was flagged NLM_F_DUMP_INTR */
+	int done;		/* ended by NLMSG_DONE */
+	int err;		/* its errno, or the ack's */
+	int bad;		/* a reply without a QP number */
+};
+
+/*
+ * Send the QP_GET request @nlh and read every answer into @l; after the
+ * first read, call @between(@arg) if not NULL (to change the QPs while
+ * the dump is under way).  Return: 0, or -errno if talking failed.
+ */
+static int qp_dump_read(int fd, struct nlmsghdr *nlh, struct qp_list *l,
+			void (*between)(void *arg), void *arg)
+{
+	static char buf[BUF_SIZE] __attribute__((aligned(NLMSG_ALIGNTO)));
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	static __u32 seq = 100000;
+
+	memset(l, 0, sizeof(*l));
+	nlh->nlmsg_seq = ++seq;
+	if (sendto(fd, nlh, nlh->nlmsg_len, 0, (struct sockaddr *)&sa,
+		   sizeof(sa)) != (ssize_t)nlh->nlmsg_len)
+		return -errno;
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *m;
+		int rem;
+
+		if (n < 0)
+			return -errno;
+		if (l->reads++ == 0 && between)
+			between(arg);
+		rem = (int)n;
+		for (m = (struct nlmsghdr *)buf; NLMSG_OK(m, rem);
+		     m = NLMSG_NEXT(m, rem)) {
+			const struct nlattr *tb[MRC_A_MAX + 1];
+			const struct nlattr *qtb[MRC_QP_A_MAX + 1];
+			int counts[MRC_A_MAX + 1], qcounts[MRC_QP_A_MAX + 1];
+			const struct nlattr *nest;
+
+			if (m->nlmsg_seq != nlh->nlmsg_seq)
+				continue;
+			if (m->nlmsg_flags & NLM_F_DUMP_INTR)
+				l->intr = 1;
+			if (m->nlmsg_type == NLMSG_ERROR) {
+				l->err = ((struct nlmsgerr *)NLMSG_DATA(m))->error;
+				return 0;
+			}
+			if (m->nlmsg_type == NLMSG_DONE) {
+				memcpy(&l->err, NLMSG_DATA(m), sizeof(int));
+				l->done = 1;
+				return 0;
+			}
+			if (attr_index((char *)NLMSG_DATA(m) + GENL_HDRLEN,
+				       m->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN),
+				       tb, counts, MRC_A_MAX) < 0 ||
+			    !(nest = tb[MRC_A_QP]) ||
+			    attr_index((const char *)nest + NLA_HDRLEN,
+				       attr_len(nest), qtb, qcounts,
+				       MRC_QP_A_MAX) < 0 ||
+			    !qtb[MRC_QP_A_QPN] || !qtb[MRC_QP_A_REMOTE_PORT] ||
+			    l->n == QP_MANY + 16) {
+				l->bad++;
+				continue;
+			}
+			l->qpn[l->n] = attr_u32(qtb[MRC_QP_A_QPN]);
+			l->rport[l->n++] = attr_u16(qtb[MRC_QP_A_REMOTE_PORT]);
+		}
+	}
+}
+
+/* A socket and @n queue pairs of it, to HOLE4 ports @port0 on. */
+static int qps_open(struct __test_metadata *_metadata,
+		    FIXTURE_DATA(mrc) *self, const char *addr, int port0,
+		    int n)
+{
+	struct linger abort_on_close = { .l_onoff = 1, .l_linger = 0 };
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	struct nlmsghdr *nlh;
+	char byte = 0;
+	int sk, i;
+
+	ASSERT_EQ(0, lo_up());
+	/* No timeout, no failure while the test looks. */
+	nlh = mrc_req(self, MRC_CMD_CONFIG_SET);
+	req_put_u32(nlh, MRC_A_RTO_US, 10000000);
+	EXPECT_EQ(0, mrc_talk(_metadata, self, nlh));
+	sk = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, IPPROTO_MRC);
+	if (sk < 0 && (errno == EPROTONOSUPPORT || errno == ESOCKTNOSUPPORT))
+		SKIP(return -1, "no IPPROTO_MRC sockets in this mrc.ko");
+	ASSERT_LE(0, sk);
+	ASSERT_EQ(0, setsockopt(sk, SOL_SOCKET, SO_LINGER, &abort_on_close,
+				sizeof(abort_on_close)));
+	ASSERT_EQ(1, inet_pton(AF_INET, addr, &to.sin_addr));
+	for (i = 0; i < n; i++) {
+		to.sin_port = htons(port0 + i);
+		ASSERT_EQ(1, sendto(sk, &byte, 1, 0, (struct sockaddr *)&to,
+				    sizeof(to))) {
+			TH_LOG("sendto port %d: %s", port0 + i, strerror(errno));
+		}
+	}
+	return sk;
+}
+
+/* Each of @l's QPs once, in QP number order, their remote ports
+ * exactly @port0..@port0 + @n - 1.
+ */
+static void expect_each_once(struct __test_metadata *_metadata,
+			     const struct qp_list *l, int port0, int n)
+{
+	static unsigned char seen[65536];
+	int i;
+
+	EXPECT_EQ(0, l->bad);
+	ASSERT_EQ(n, l->n);
+	memset(seen, 0, sizeof(seen));
+	for (i = 0; i < l->n; i++) {
+		if (i) {
+			EXPECT_LT(l->qpn[i - 1], l->qpn[i]) {
+				TH_LOG("QP numbers out of order at %d", i);
+			}
+		}
+		EXPECT_LE(port0, l->rport[i]);
+		EXPECT_GT(port0 + n, l->rport[i]);
+		EXPECT_EQ(0, seen[l->rport[i]]++) {
+			TH_LOG("remote port %u twice", l->rport[i]);
+		}
+	}
+}
+
+/* More QPs than one part of the dump holds: each once, in order. */
+TEST_F(mrc, qp_dump_many)
+{
+	struct nlmsghdr *nlh;
+	struct qp_list *l;
+	int sk;
+
+	ASSERT_EQ(NULL, hole_up());
+	sk = qps_open(_metadata, self, HOLE4, QP_PEER_PORT, QP_MANY);
+	if (sk < 0)
+		return;
+	l = malloc(sizeof(*l));
+	ASSERT_NE(NULL, l);
+	nlh = mrc_req(self, MRC_CMD_QP_GET);
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	ASSERT_EQ(0, qp_dump_read(self->fd, nlh, l, NULL, NULL));
+	EXPECT_TRUE(l->done);
+	EXPECT_EQ(0, l->err);
+	EXPECT_FALSE(l->intr);
+	/* The point: the dump was resumed, more than once. */
+	EXPECT_LT(3, l->reads) {
+		TH_LOG("%d QPs in %d reads", l->n, l->reads);
+	}
+	expect_each_once(_metadata, l, QP_PEER_PORT, QP_MANY);
+	free(l);
+	close(sk);
+}
+
+struct qp_change {
+	int sk;
+	int port;
+};
+
+/* Open one more QP: the dump under way must be flagged. */
+static void qp_add_one(void *arg)
+{
+	struct qp_change *c = arg;
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	char byte = 0;
+
+	inet_pton(AF_INET, HOLE4, &to.sin_addr);
+	to.sin_port = htons(c->port);
+	if (sendto(c->sk, &byte, 1, 0, (struct sockaddr *)&to,
+		   sizeof(to)) != 1)
+		c->port = -1;
+}
+
+/* A QP opened while the dump is under way: NLM_F_DUMP_INTR, and the
+ * next dump, undisturbed, has every QP once and no flag.
+ */
+TEST_F(mrc, qp_dump_intr)
+{
+	struct qp_change c;
+	struct nlmsghdr *nlh;
+	struct qp_list *l;
+	int sk;
+
+	ASSERT_EQ(NULL, hole_up());
+	sk = qps_open(_metadata, self, HOLE4, QP_PEER_PORT, QP_MANY);
+	if (sk < 0)
+		return;
+	l = malloc(sizeof(*l));
+	ASSERT_NE(NULL, l);
+	c.sk = sk;
+	c.port = QP_PEER_PORT + QP_MANY;
+	nlh = mrc_req(self, MRC_CMD_QP_GET);
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	ASSERT_EQ(0, qp_dump_read(self->fd, nlh, l, qp_add_one, &c));
+	ASSERT_EQ(QP_PEER_PORT + QP_MANY, c.port);
+	EXPECT_TRUE(l->done);
+	EXPECT_EQ(0, l->err);
+	EXPECT_TRUE(l->intr) {
+		TH_LOG("%d QPs in %d reads, none flagged", l->n, l->reads);
+	}
+	/* Resumed by number: none twice, though the flag says redo. */
+	EXPECT_LE(QP_MANY, l->n);
+	expect_each_once(_metadata, l, QP_PEER_PORT, l->n);
+
+	nlh = mrc_req(self, MRC_CMD_QP_GET);
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	ASSERT_EQ(0, qp_dump_read(self->fd, nlh, l, NULL, NULL));
+	EXPECT_FALSE(l->intr);
+	EXPECT_EQ(0, l->err);
+	expect_each_once(_metadata, l, QP_PEER_PORT, QP_MANY + 1);
+	free(l);
+	close(sk);
+}
+
 static int drop_net_admin(void)
 {
 	struct __user_cap_header_struct hdr = {

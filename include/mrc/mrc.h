@@ -51,9 +51,16 @@ struct mrc_stats {
  * @port_lock: guards @ports and @next_port
  * @ports: bound message sockets by port, read under RCU
  * @next_port: where the search for an ephemeral port starts
- * @qp_lock: guards @qps and @next_qpn
- * @qps: every queue pair of the namespace, for dumps and the reaper
- * @next_qpn: the last QP number handed out
+ * @qp_lock: guards the entries of @qps and @qp_gen
+ * @qps: every queue pair of the namespace by QP number, for dumps, gets
+ *	and the reaper.  A number is reserved first (a NULL entry, by the
+ *	xarray's own lock alone), the QP stored at it under @qp_lock once
+ *	it is on its socket's table, and erased under @qp_lock when killed
+ * @next_qpn: where the cyclic search for a free QP number goes on; the
+ *	xarray's own lock guards it
+ * @qp_gen: bumped under @qp_lock whenever a QP is stored in @qps or
+ *	erased from it, never 0: a dump that saw it change between two of
+ *	its parts is flagged NLM_F_DUMP_INTR
  * @nr_qps: how many queue pairs exist
  * @reaper: closes idle queue pairs, in process context
  * @refuse_rs: rate limit of the NACKs for data no socket takes
@@ -81,9 +88,10 @@ struct mrc_net {
 	spinlock_t port_lock;	/* guards ports, next_port */
 	DECLARE_HASHTABLE(ports, MRC_PORT_HASH_BITS);
 	u16 next_port;
-	spinlock_t qp_lock;	/* guards qps, next_qpn */
-	struct list_head qps;
+	spinlock_t qp_lock;	/* guards qps' entries, qp_gen */
+	struct xarray qps;
 	u32 next_qpn;
+	u32 qp_gen;
 	atomic_t nr_qps;
 	struct delayed_work reaper;
 	/* NACKs for data no socket takes: a flood draws few. */
@@ -175,11 +183,14 @@ struct mrc_peer {
  * call_rcu).  Locks nest in this order, all taken with BHs off:
  *
  *	mrc_sock.lock > mrc_net.qp_lock > mrc_qp.lock > mrc_sock.rxq_lock
+ *	mrc_net.qp_lock > the lock of the xarray mrc_net.qps
  *	mrc_qp.lock > mrc_peer.lock
  *	mrc_net.peer_lock > mrc_peer.lock
  *	mrc_qp.lock > mrc_net.probe_lock
  *
- * mrc_net.port_lock and mrc_net.cfg_lock nest with nothing.  The peer
+ * mrc_net.port_lock and mrc_net.cfg_lock nest with nothing; the xarray's
+ * lock nests in nothing else, and is taken alone to reserve a QP number
+ * and to release one never used.  The peer
  * table is read under RCU (peers freed by kfree_rcu); a QP's pointer to
  * its peer is valid while the QP is not dead, under the QP's lock or a
  * reference on it.  The probe timer runs in softirq context, walks the
@@ -272,16 +283,15 @@ struct genl_family;
 /**
  * struct mrc_qp - a queue pair: one socket's traffic with one remote socket
  * @node: in the socket's QP table, read under RCU
- * @list: in the namespace's QP list
  * @rcu: frees the QP after lookups under RCU are done
  * @ref: held by the tables and by whoever uses the QP outside RCU
  * @lock: guards everything below; taken with BHs off
  * @ms: the socket; the QP holds a reference on it
  * @mn: the socket's namespace
+ * @qpn: its number, unique in the namespace: its index in mrc_net.qps
  */
 struct mrc_qp {
 	struct hlist_node node;
-	struct list_head list;
 	struct rcu_head rcu;
 	refcount_t ref;
 	spinlock_t lock;	/* guards the QP's state */

@@ -199,19 +199,23 @@ cancel:
 	return -EMSGSIZE;
 }
 
+/* The namespace's QPs by QP number, from cb->args[0], the number after
+ * the last one dumped: a QP added or removed between two parts of the
+ * dump neither shifts nor repeats the others, and the generation in
+ * cb->seq flags the parts after such a change NLM_F_DUMP_INTR.
+ */
 static int mrc_nl_qp_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct mrc_net *mn = mrc_net(sock_net(skb->sk));
-	long skip = cb->args[0], i = 0;
+	unsigned long qpn;
 	struct mrc_qp *qp;
 	int ret = 0;
 
 	spin_lock_bh(&mn->qp_lock);
-	list_for_each_entry(qp, &mn->qps, list) {
+	cb->seq = mn->qp_gen;
+	xa_for_each_start(&mn->qps, qpn, qp, cb->args[0]) {
 		void *hdr;
 
-		if (i++ < skip)
-			continue;
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, &mrc_genl_family,
 				  NLM_F_MULTI, MRC_CMD_QP_GET);
@@ -219,6 +223,7 @@ static int mrc_nl_qp_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			ret = -EMSGSIZE;
 			break;
 		}
+		genl_dump_check_consistent(cb, hdr);
 		spin_lock(&qp->lock);
 		ret = mrc_nl_put_qp(skb, qp);
 		spin_unlock(&qp->lock);
@@ -227,7 +232,7 @@ static int mrc_nl_qp_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			break;
 		}
 		genlmsg_end(skb, hdr);
-		cb->args[0] = i;
+		cb->args[0] = qpn + 1;
 	}
 	spin_unlock_bh(&mn->qp_lock);
 	/* A full message ends this part of the dump; the next resumes. */

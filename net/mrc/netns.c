@@ -55,7 +55,8 @@ static int __net_init mrc_net_init(struct net *net)
 	spin_lock_init(&mn->port_lock);
 	hash_init(mn->ports);
 	spin_lock_init(&mn->qp_lock);
-	INIT_LIST_HEAD(&mn->qps);
+	xa_init_flags(&mn->qps, XA_FLAGS_ALLOC1 | XA_FLAGS_LOCK_BH);
+	mn->qp_gen = 1;
 	atomic_set(&mn->nr_qps, 0);
 	atomic64_set(&mn->max_reorder, 0);
 	INIT_DELAYED_WORK(&mn->reaper, mrc_reaper_work);
@@ -95,7 +96,8 @@ static void __net_exit mrc_net_exit_batch(struct list_head *net_list)
 	/* Message sockets hold their namespace: none is left, and no QP. */
 	list_for_each_entry(net, net_list, exit_list) {
 		cancel_delayed_work_sync(&mrc_net(net)->reaper);
-		WARN_ON_ONCE(!list_empty(&mrc_net(net)->qps));
+		WARN_ON_ONCE(!xa_empty(&mrc_net(net)->qps));
+		xa_destroy(&mrc_net(net)->qps);
 		mrc_peer_net_exit(mrc_net(net));
 		mrc_socket_release(mrc_net(net));
 	}

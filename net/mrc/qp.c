@@ -3,7 +3,7 @@
  * first use by either end and closed by the reaper once idle.
  *
  * Lifetime: a QP is on its socket's table (read under RCU by the receive
- * path) and on its namespace's list, which together hold one reference;
+ * path) and in its namespace's xarray, which together hold one reference;
  * senders and the reaper take their own.  mrc_qp_kill() unlinks it, marks
  * it dead under its lock so nothing arms its timer again, cancels the
  * timer and drops the tables' reference; the memory goes after an RCU
@@ -90,7 +90,6 @@ static struct mrc_qp *mrc_qp_alloc(struct mrc_sock *ms,
 	qp->raddr = *addr;
 	INIT_LIST_HEAD(&qp->tx_queue);
 	__skb_queue_head_init(&qp->xq);
-	INIT_LIST_HEAD(&qp->list);
 	INIT_LIST_HEAD(&qp->peer_node);
 	hrtimer_init(&qp->rto_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->rto_timer.function = mrc_rto_fire;
@@ -118,6 +117,21 @@ static u16 mrc_qp_pick_sport(struct mrc_qp *qp, u16 opt)
 	return lo + get_random_u32() % (hi - lo + 1);
 }
 
+/* A QP that was never visible: release its reserved number, free it. */
+static void mrc_qp_discard(struct mrc_qp *qp)
+{
+	xa_erase_bh(&qp->mn->qps, qp->qpn);
+	mrc_qp_free_rcu(&qp->rcu);
+}
+
+/* Under mrc_net.qp_lock: the namespace's QPs changed. */
+static void mrc_qp_gen_bump(struct mrc_net *mn)
+{
+	/* 0 would tell a dump "no generation seen yet". */
+	if (!++mn->qp_gen)
+		mn->qp_gen = 1;
+}
+
 /**
  * mrc_qp_get_or_create() - the socket's QP to a remote socket, opened now
  * if there is none
@@ -135,6 +149,7 @@ struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
 {
 	struct mrc_net *mn = ms->mn;
 	struct mrc_qp *qp, *new;
+	void *old;
 	int ret;
 
 	rcu_read_lock();
@@ -151,8 +166,17 @@ struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
 	new = mrc_qp_alloc(ms, addr, port, gfp);
 	if (!new)
 		return ERR_PTR(-ENOBUFS);
-	if (mrc_peer_attach(new, gfp)) {
+	/* Its number, reserved here where @gfp may sleep: storing the QP
+	 * at it below, under the locks, allocates nothing.
+	 */
+	if (xa_alloc_cyclic_bh(&mn->qps, &new->qpn, NULL,
+			       XA_LIMIT(1, MRC_QPN_MASK), &mn->next_qpn,
+			       gfp) < 0) {
 		mrc_qp_free_rcu(&new->rcu);
+		return ERR_PTR(-ENOBUFS);
+	}
+	if (mrc_peer_attach(new, gfp)) {
+		mrc_qp_discard(new);
 		return ERR_PTR(-ENOBUFS);
 	}
 
@@ -162,7 +186,7 @@ struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
 		    !READ_ONCE(qp->dead) && refcount_inc_not_zero(&qp->ref)) {
 			spin_unlock_bh(&ms->lock);
 			mrc_peer_detach(new);
-			mrc_qp_free_rcu(&new->rcu);
+			mrc_qp_discard(new);
 			return qp;
 		}
 	}
@@ -172,7 +196,7 @@ struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
 	if (ret) {
 		spin_unlock_bh(&ms->lock);
 		mrc_peer_detach(new);
-		mrc_qp_free_rcu(&new->rcu);
+		mrc_qp_discard(new);
 		return ERR_PTR(ret);
 	}
 	new->udp_sport = mrc_qp_pick_sport(new, READ_ONCE(ms->udp_sport));
@@ -181,11 +205,10 @@ struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
 	hash_add_rcu(ms->qps, &new->node, mrc_qp_hash(addr, port));
 
 	spin_lock(&mn->qp_lock);
-	mn->next_qpn = (mn->next_qpn + 1) & MRC_QPN_MASK;
-	if (!mn->next_qpn)
-		mn->next_qpn = 1;
-	new->qpn = mn->next_qpn;
-	list_add_tail(&new->list, &mn->qps);
+	/* Into its reserved slot: this allocates nothing, cannot fail. */
+	old = xa_store(&mn->qps, new->qpn, new, GFP_ATOMIC);
+	WARN_ON_ONCE(xa_is_err(old));
+	mrc_qp_gen_bump(mn);
 	spin_unlock(&mn->qp_lock);
 	atomic_inc(&mn->nr_qps);
 	spin_unlock_bh(&ms->lock);
@@ -279,7 +302,8 @@ bool mrc_qp_kill(struct mrc_qp *qp, bool if_idle)
 	spin_unlock_bh(&ms->lock);
 
 	spin_lock_bh(&mn->qp_lock);
-	list_del_init(&qp->list);
+	xa_erase(&mn->qps, qp->qpn);
+	mrc_qp_gen_bump(mn);
 	spin_unlock_bh(&mn->qp_lock);
 	atomic_dec(&mn->nr_qps);
 
@@ -346,11 +370,12 @@ void mrc_reaper_work(struct work_struct *work)
 					  struct mrc_net, reaper);
 	unsigned int cap = atomic_read(&mn->nr_qps) + 16, i, n = 0;
 	struct mrc_qp *qp, **a;
+	unsigned long qpn;
 
 	a = kvmalloc_array(cap, sizeof(*a), GFP_KERNEL);
 	if (a) {
 		spin_lock_bh(&mn->qp_lock);
-		list_for_each_entry(qp, &mn->qps, list) {
+		xa_for_each(&mn->qps, qpn, qp) {
 			if (n == cap)
 				break;
 			if (refcount_inc_not_zero(&qp->ref))

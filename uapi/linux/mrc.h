@@ -37,9 +37,14 @@
  *
  * MRC_CMD_QP_GET (dumpit, any user in the netns)
  *   Request: no attributes.
- *   Reply:   one message per open queue pair, each an MRC_A_QP nest of
- *            MRC_QP_A_* attributes, its MRC_QP_A_STATS nest holding the
- *            same MRC_STAT_* counters for that queue pair alone.
+ *   Reply:   one message per open queue pair, in QP number order, each
+ *            an MRC_A_QP nest of MRC_QP_A_* attributes, its MRC_QP_A_STATS
+ *            nest holding the same MRC_STAT_* counters for that queue pair
+ *            alone.  A dump resumes after the last QP number it gave, so
+ *            none is given twice; if queue pairs were opened or closed
+ *            while it ran, its messages from then on (NLMSG_DONE at
+ *            least) carry NLM_F_DUMP_INTR: dump again for a consistent
+ *            list.
  *
  * MRC_CMD_PEER_GET (dumpit, any user in the netns)
  *   Request: no attributes.
