@@ -53,6 +53,13 @@
 #define MSG_RESERVED		"genlmsghdr.reserved field is not 0"
 /* ... and mrc's, for an attribute to a command that takes none. */
 #define MSG_NO_ATTRS		"this command takes no attributes"
+#define MSG_QP_GET_ONLY		"MRC_CMD_QP_GET takes MRC_A_QP only"
+#define MSG_QP_KEY_ONLY		"a queue pair is selected by MRC_QP_A_QPN or MRC_QP_A_REMOTE_ADDR only"
+#define MSG_QP_ADDR_LEN		"MRC_QP_A_REMOTE_ADDR must be 4 or 16 bytes"
+#define MSG_QP_GET_QPN		"a get needs MRC_QP_A_QPN in MRC_A_QP (dump to list queue pairs)"
+#define MSG_QP_NONE		"no queue pair with this number"
+#define MSG_QP_NONE_ADDR	"no queue pair with this number and remote address"
+#define MSG_NESTED_MISSING	"NLA_F_NESTED is missing"
 
 /* What the kernel answered to one request. */
 struct answer {
@@ -511,12 +518,20 @@ TEST_F(mrc, family)
 		  (GENL_ADMIN_PERM | GENL_UNS_ADMIN_PERM));
 	EXPECT_EQ(0U, fam.op_flags[MRC_CMD_QP_GET] &
 		  (GENL_ADMIN_PERM | GENL_UNS_ADMIN_PERM));
-	/* QP_GET is a dump, and only a dump. */
+	/* QP_GET is a dump, and a get of one QP by number. */
 	EXPECT_TRUE(!!(fam.op_flags[MRC_CMD_QP_GET] & GENL_CMD_CAP_DUMP));
-	EXPECT_FALSE(!!(fam.op_flags[MRC_CMD_QP_GET] & GENL_CMD_CAP_DO));
+	EXPECT_TRUE(!!(fam.op_flags[MRC_CMD_QP_GET] & GENL_CMD_CAP_DO));
+	EXPECT_FALSE(!!(fam.op_flags[MRC_CMD_PEER_GET] & GENL_CMD_CAP_DO));
 	EXPECT_TRUE(!!(fam.op_flags[MRC_CMD_CONFIG_SET] & GENL_CMD_CAP_DO));
+	/* Every command has a policy: strict validation, whatever it takes. */
+	EXPECT_TRUE(!!(fam.op_flags[MRC_CMD_CONFIG_GET] &
+		      GENL_CMD_CAP_HASPOL));
 	EXPECT_TRUE(!!(fam.op_flags[MRC_CMD_CONFIG_SET] &
 		      GENL_CMD_CAP_HASPOL));
+	EXPECT_TRUE(!!(fam.op_flags[MRC_CMD_STATS_GET] &
+		      GENL_CMD_CAP_HASPOL));
+	EXPECT_TRUE(!!(fam.op_flags[MRC_CMD_QP_GET] & GENL_CMD_CAP_HASPOL));
+	EXPECT_TRUE(!!(fam.op_flags[MRC_CMD_PEER_GET] & GENL_CMD_CAP_HASPOL));
 }
 
 /* CONFIG_GET: every attribute once, u32s of 4 bytes at their defaults,
@@ -957,7 +972,7 @@ TEST_F(mrc, unknown_command)
 	nlh = mrc_req(self, MRC_CMD_STATS_GET);
 	nlh->nlmsg_flags |= NLM_F_DUMP;
 	EXPECT_EQ(-EOPNOTSUPP, mrc_talk(_metadata, self, nlh));
-	nlh = mrc_req(self, MRC_CMD_QP_GET);
+	nlh = mrc_req(self, MRC_CMD_PEER_GET);
 	EXPECT_EQ(-EOPNOTSUPP, mrc_talk(_metadata, self, nlh));
 	EXPECT_EQ(0, self->a.nreplies);
 }
@@ -1009,13 +1024,12 @@ TEST_F(mrc, strict_validation)
 	static const struct {
 		__u8 cmd;
 		int dump;
-		int takes_attrs;
 	} c[] = {
-		{ MRC_CMD_CONFIG_GET, 0, 0 },
-		{ MRC_CMD_CONFIG_SET, 0, 1 },
-		{ MRC_CMD_STATS_GET, 0, 0 },
-		{ MRC_CMD_QP_GET, 1, 0 },
-		{ MRC_CMD_PEER_GET, 1, 0 },
+		{ MRC_CMD_CONFIG_GET, 0 },
+		{ MRC_CMD_CONFIG_SET, 0 },
+		{ MRC_CMD_STATS_GET, 0 },
+		{ MRC_CMD_QP_GET, 1 },
+		{ MRC_CMD_PEER_GET, 1 },
 	};
 	__u32 want[MRC_NR_CONFIG_PARAMS];
 	char what[64];
@@ -1028,14 +1042,15 @@ TEST_F(mrc, strict_validation)
 		struct nlattr *a;
 
 		/* A known attribute, a u32 the command does not take. */
-		if (!c[i].takes_attrs) {
+		if (c[i].cmd != MRC_CMD_CONFIG_SET) {
 			snprintf(what, sizeof(what), "cmd %u: mss", c[i].cmd);
 			nlh = mrc_req(self, c[i].cmd);
 			if (c[i].dump)
 				nlh->nlmsg_flags |= NLM_F_DUMP;
 			a = req_put_u32(nlh, MRC_A_MSS, 1000);
-			expect_refused(_metadata, self, nlh, a, MSG_NO_ATTRS,
-				       what);
+			expect_refused(_metadata, self, nlh, a,
+				       c[i].cmd == MRC_CMD_QP_GET ?
+				       MSG_QP_GET_ONLY : MSG_NO_ATTRS, what);
 		}
 
 		snprintf(what, sizeof(what), "cmd %u: type MRC_A_MAX + 1",
@@ -1504,6 +1519,237 @@ TEST_F(mrc, qp_dump_intr)
 	expect_each_once(_metadata, l, QP_PEER_PORT, QP_MANY + 1);
 	free(l);
 	close(sk);
+}
+
+/* Open a nest of @type in @nlh; close it with nest_end(). */
+static struct nlattr *nest_begin(struct nlmsghdr *nlh, __u16 type)
+{
+	return req_put(nlh, type | NLA_F_NESTED, NULL, 0);
+}
+
+static void nest_end(struct nlmsghdr *nlh, struct nlattr *nest)
+{
+	nest->nla_len = (__u16)((char *)nlh + nlh->nlmsg_len - (char *)nest);
+}
+
+/* A QP_GET request: a get (@dump 0) or a dump, MRC_A_QP { QPN @qpn if
+ * not 0, REMOTE_ADDR @addr if not NULL }; the QPN attribute to @qpn_attr.
+ */
+static struct nlmsghdr *qp_req(FIXTURE_DATA(mrc) *self, int dump, __u32 qpn,
+			       const char *addr, struct nlattr **qpn_attr)
+{
+	struct nlmsghdr *nlh = mrc_req(self, MRC_CMD_QP_GET);
+	struct nlattr *nest, *a = NULL;
+	unsigned char buf[16];
+
+	if (dump)
+		nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nest = nest_begin(nlh, MRC_A_QP);
+	if (qpn)
+		a = req_put_u32(nlh, MRC_QP_A_QPN, qpn);
+	if (addr && inet_pton(AF_INET, addr, buf) == 1)
+		req_put(nlh, MRC_QP_A_REMOTE_ADDR, buf, 4);
+	else if (addr && inet_pton(AF_INET6, addr, buf) == 1)
+		req_put(nlh, MRC_QP_A_REMOTE_ADDR, buf, 16);
+	nest_end(nlh, nest);
+	if (qpn_attr)
+		*qpn_attr = a;
+	return nlh;
+}
+
+/* The QP number and remote port of the one reply of a get. */
+static void qp_reply(struct __test_metadata *_metadata,
+		     FIXTURE_DATA(mrc) *self, __u32 *qpn, __u16 *rport)
+{
+	const struct nlattr *qtb[MRC_QP_A_MAX + 1];
+	int qcounts[MRC_QP_A_MAX + 1];
+	const struct nlattr *nest;
+
+	ASSERT_EQ(1, self->a.nreplies);
+	EXPECT_EQ(MRC_CMD_QP_GET, self->a.cmd);
+	EXPECT_FALSE(self->a.flags & NLM_F_MULTI);
+	ASSERT_EQ(0, attr_index(self->a.attrs, self->a.alen, self->tb,
+				self->counts, MRC_A_MAX));
+	nest = self->tb[MRC_A_QP];
+	ASSERT_NE(NULL, nest);
+	ASSERT_EQ(0, attr_index((const char *)nest + NLA_HDRLEN,
+				attr_len(nest), qtb, qcounts, MRC_QP_A_MAX));
+	ASSERT_NE(NULL, qtb[MRC_QP_A_QPN]);
+	ASSERT_NE(NULL, qtb[MRC_QP_A_REMOTE_PORT]);
+	*qpn = attr_u32(qtb[MRC_QP_A_QPN]);
+	*rport = attr_u16(qtb[MRC_QP_A_REMOTE_PORT]);
+}
+
+#define QP_FEW		40
+#define HOLE4_OTHER	"192.0.2.2"
+
+/*
+ * A get by QP number returns that queue pair alone, for each of many;
+ * an unknown number is ENOENT; the remote address must match too when
+ * given; a dump by remote address has exactly the QPs to it.
+ */
+TEST_F(mrc, qp_get)
+{
+	struct nlattr *qa;
+	struct nlmsghdr *nlh;
+	struct qp_list *l;
+	__u32 qpn, max = 0;
+	__u16 rport;
+	int sk, sk2, i;
+
+	ASSERT_EQ(NULL, hole_up());
+	sk = qps_open(_metadata, self, HOLE4, QP_PEER_PORT, QP_FEW);
+	if (sk < 0)
+		return;
+	/* One more, to another address, on another socket. */
+	sk2 = qps_open(_metadata, self, HOLE4_OTHER, QP_PEER_PORT + QP_FEW, 1);
+	ASSERT_LE(0, sk2);
+	l = malloc(sizeof(*l));
+	ASSERT_NE(NULL, l);
+	nlh = mrc_req(self, MRC_CMD_QP_GET);
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	ASSERT_EQ(0, qp_dump_read(self->fd, nlh, l, NULL, NULL));
+	expect_each_once(_metadata, l, QP_PEER_PORT, QP_FEW + 1);
+
+	/* Each by its number: exactly it. */
+	for (i = 0; i < l->n; i++) {
+		nlh = qp_req(self, 0, l->qpn[i], NULL, NULL);
+		ASSERT_EQ(0, mrc_talk(_metadata, self, nlh)) {
+			TH_LOG("qpn %u: %s", l->qpn[i], self->a.msg);
+		}
+		qp_reply(_metadata, self, &qpn, &rport);
+		EXPECT_EQ(l->qpn[i], qpn);
+		EXPECT_EQ(l->rport[i], rport);
+		if (l->qpn[i] > max)
+			max = l->qpn[i];
+	}
+
+	/* A number no QP has: ENOENT, pointed at. */
+	nlh = qp_req(self, 0, max + 1000, NULL, &qa);
+	EXPECT_EQ(-ENOENT, mrc_talk(_metadata, self, nlh));
+	EXPECT_STREQ(MSG_QP_NONE, self->a.msg);
+	EXPECT_EQ(0, self->a.nreplies);
+	EXPECT_TRUE(self->a.has_offs);
+	EXPECT_EQ(offset_of(nlh, qa), self->a.offs);
+	/* ... and as a dump, nothing. */
+	nlh = qp_req(self, 1, max + 1000, NULL, NULL);
+	ASSERT_EQ(0, qp_dump_read(self->fd, nlh, l, NULL, NULL));
+	EXPECT_TRUE(l->done);
+	EXPECT_EQ(0, l->err);
+	EXPECT_EQ(0, l->n);
+
+	/* Number and address: both must match. */
+	nlh = qp_req(self, 0, max, HOLE4_OTHER, NULL);
+	ASSERT_EQ(0, mrc_talk(_metadata, self, nlh)) {
+		TH_LOG("%s", self->a.msg);
+	}
+	qp_reply(_metadata, self, &qpn, &rport);
+	EXPECT_EQ(max, qpn);
+	EXPECT_EQ(QP_PEER_PORT + QP_FEW, rport);
+	nlh = qp_req(self, 0, max, HOLE4, NULL);
+	EXPECT_EQ(-ENOENT, mrc_talk(_metadata, self, nlh));
+	EXPECT_STREQ(MSG_QP_NONE_ADDR, self->a.msg);
+
+	/* A dump by address: the QPs to it, each once. */
+	nlh = qp_req(self, 1, 0, HOLE4, NULL);
+	ASSERT_EQ(0, qp_dump_read(self->fd, nlh, l, NULL, NULL));
+	EXPECT_TRUE(l->done);
+	expect_each_once(_metadata, l, QP_PEER_PORT, QP_FEW);
+	nlh = qp_req(self, 1, 0, HOLE4_OTHER, NULL);
+	ASSERT_EQ(0, qp_dump_read(self->fd, nlh, l, NULL, NULL));
+	expect_each_once(_metadata, l, QP_PEER_PORT + QP_FEW, 1);
+	/* As v4-mapped IPv6, the same. */
+	nlh = qp_req(self, 1, 0, "::ffff:" HOLE4_OTHER, NULL);
+	ASSERT_EQ(0, qp_dump_read(self->fd, nlh, l, NULL, NULL));
+	expect_each_once(_metadata, l, QP_PEER_PORT + QP_FEW, 1);
+	nlh = qp_req(self, 1, 0, "198.51.100.7", NULL);
+	ASSERT_EQ(0, qp_dump_read(self->fd, nlh, l, NULL, NULL));
+	EXPECT_TRUE(l->done);
+	EXPECT_EQ(0, l->n);
+	/* A dump by number: that one. */
+	nlh = qp_req(self, 1, max, NULL, NULL);
+	ASSERT_EQ(0, qp_dump_read(self->fd, nlh, l, NULL, NULL));
+	ASSERT_EQ(1, l->n);
+	EXPECT_EQ(max, l->qpn[0]);
+
+	free(l);
+	close(sk2);
+	close(sk);
+}
+
+/* What a QP_GET request may hold, refused with the attribute named. */
+TEST_F(mrc, qp_get_bad_requests)
+{
+	struct nlattr *a, *nest;
+	struct nlmsghdr *nlh;
+	__u8 five[5] = { 192, 0, 2, 1, 0 };
+	__u32 v = 1;
+
+	/* A get with nothing: the QP number is missing. */
+	nlh = mrc_req(self, MRC_CMD_QP_GET);
+	expect_refused(_metadata, self, nlh, NULL, MSG_QP_GET_QPN, "get");
+	/* ... with only an address. */
+	nlh = qp_req(self, 0, 0, HOLE4, NULL);
+	expect_refused(_metadata, self, nlh, NULL, MSG_QP_GET_QPN,
+		       "get by address");
+
+	/* QP number 0 and 2^24: the policy's range, 1..2^24 - 1. */
+	nlh = qp_req(self, 0, 0x1000000, NULL, &a);
+	EXPECT_EQ(-ERANGE, mrc_talk(_metadata, self, nlh));
+	EXPECT_STREQ(MSG_RANGE, self->a.msg);
+	EXPECT_EQ(offset_of(nlh, a), self->a.offs);
+	EXPECT_TRUE(self->a.has_range);
+	EXPECT_EQ(1ULL, self->a.range_min);
+	EXPECT_EQ(0xffffffULL, self->a.range_max);
+	nlh = mrc_req(self, MRC_CMD_QP_GET);
+	nest = nest_begin(nlh, MRC_A_QP);
+	a = req_put_u32(nlh, MRC_QP_A_QPN, 0);
+	nest_end(nlh, nest);
+	EXPECT_EQ(-ERANGE, mrc_talk(_metadata, self, nlh));
+	EXPECT_EQ(offset_of(nlh, a), self->a.offs);
+
+	/* An attribute of the nest that selects nothing, in a dump too. */
+	nlh = mrc_req(self, MRC_CMD_QP_GET);
+	nlh->nlmsg_flags |= NLM_F_DUMP;
+	nest = nest_begin(nlh, MRC_A_QP);
+	a = req_put_u32(nlh, MRC_QP_A_STATE, 0);
+	nest_end(nlh, nest);
+	expect_refused(_metadata, self, nlh, a, MSG_QP_KEY_ONLY,
+		       "dump by state");
+	/* A type beyond the nest's. */
+	nlh = mrc_req(self, MRC_CMD_QP_GET);
+	nest = nest_begin(nlh, MRC_A_QP);
+	req_put_u32(nlh, MRC_QP_A_QPN, 1);
+	a = req_put_u32(nlh, MRC_QP_A_MAX + 1, 1);
+	nest_end(nlh, nest);
+	expect_refused(_metadata, self, nlh, a, MSG_UNKNOWN_ATTR,
+		       "unknown type in the nest");
+	/* An address of 5 bytes. */
+	nlh = mrc_req(self, MRC_CMD_QP_GET);
+	nlh->nlmsg_flags |= NLM_F_DUMP;
+	nest = nest_begin(nlh, MRC_A_QP);
+	a = req_put(nlh, MRC_QP_A_REMOTE_ADDR, five, sizeof(five));
+	nest_end(nlh, nest);
+	expect_refused(_metadata, self, nlh, a, MSG_QP_ADDR_LEN,
+		       "5-byte address");
+	/* A QP number of 2 bytes. */
+	nlh = mrc_req(self, MRC_CMD_QP_GET);
+	nest = nest_begin(nlh, MRC_A_QP);
+	a = req_put(nlh, MRC_QP_A_QPN, &v, 2);
+	nest_end(nlh, nest);
+	expect_refused(_metadata, self, nlh, a, MSG_BAD_LEN, "2-byte qpn");
+	/* The nest without NLA_F_NESTED. */
+	nlh = mrc_req(self, MRC_CMD_QP_GET);
+	a = req_put(nlh, MRC_A_QP, NULL, 0);
+	req_put_u32(nlh, MRC_QP_A_QPN, 1);
+	nest_end(nlh, a);
+	expect_refused(_metadata, self, nlh, a, MSG_NESTED_MISSING,
+		       "nest without NLA_F_NESTED");
+	/* Trailing bytes after the nest. */
+	nlh = qp_req(self, 0, 1, NULL, NULL);
+	req_put_trailing(nlh, 3);
+	expect_refused(_metadata, self, nlh, NULL, MSG_TRAILING,
+		       "trailing bytes after the nest");
 }
 
 static int drop_net_admin(void)

@@ -56,6 +56,45 @@ static const struct nla_policy mrc_no_attr_policy[MRC_A_MAX + 1] = {
 		.reject_message = "this command takes no attributes" },
 };
 
+#define MRC_QP_GET_REJECT { .type = NLA_REJECT, \
+	.reject_message = "MRC_CMD_QP_GET takes MRC_A_QP only" }
+#define MRC_QP_KEY_REJECT { .type = NLA_REJECT, \
+	.reject_message = "a queue pair is selected by MRC_QP_A_QPN or MRC_QP_A_REMOTE_ADDR only" }
+
+static struct netlink_range_validation mrc_qpn_range = {
+	.min = 1,
+	.max = MRC_QPN_MASK,
+};
+
+/* A remote address is an IPv4 or an IPv6 one, as in the QP's nest. */
+static int mrc_nl_validate_addr(const struct nlattr *attr,
+				struct netlink_ext_ack *extack)
+{
+	if (nla_len(attr) == sizeof(struct in_addr) ||
+	    nla_len(attr) == sizeof(struct in6_addr))
+		return 0;
+	NL_SET_ERR_MSG_ATTR(extack, attr,
+			    "MRC_QP_A_REMOTE_ADDR must be 4 or 16 bytes");
+	return -EINVAL;
+}
+
+/* What selects queue pairs in a QP_GET request's MRC_A_QP nest. */
+static const struct nla_policy mrc_qp_key_policy[MRC_QP_A_MAX + 1] = {
+	[0 ... MRC_QP_A_QPN - 1]	= MRC_QP_KEY_REJECT,
+	[MRC_QP_A_QPN]			=
+		NLA_POLICY_FULL_RANGE(NLA_U32, &mrc_qpn_range),
+	[MRC_QP_A_QPN + 1 ... MRC_QP_A_REMOTE_ADDR - 1] = MRC_QP_KEY_REJECT,
+	[MRC_QP_A_REMOTE_ADDR]		=
+		NLA_POLICY_VALIDATE_FN(NLA_BINARY, mrc_nl_validate_addr),
+	[MRC_QP_A_REMOTE_ADDR + 1 ... MRC_QP_A_MAX] = MRC_QP_KEY_REJECT,
+};
+
+static const struct nla_policy mrc_qp_get_policy[MRC_A_MAX + 1] = {
+	[0 ... MRC_A_QP - 1]		= MRC_QP_GET_REJECT,
+	[MRC_A_QP]			= NLA_POLICY_NESTED(mrc_qp_key_policy),
+	[MRC_A_QP + 1 ... MRC_A_MAX]	= MRC_QP_GET_REJECT,
+};
+
 static int mrc_nl_put_config(struct sk_buff *msg, const struct mrc_config *c)
 {
 	size_t i;
@@ -199,23 +238,74 @@ cancel:
 	return -EMSGSIZE;
 }
 
+/* The queue pairs a QP_GET request selects. */
+struct mrc_qp_filter {
+	u32 qpn;			/* 0: any */
+	bool has_addr;
+	struct in6_addr addr;		/* IPv4 as v4-mapped */
+};
+
+/* Read the MRC_A_QP nest of a request, @attr (may be NULL), which the
+ * policy validated.
+ */
+static void mrc_nl_qp_filter(const struct nlattr *attr,
+			     struct mrc_qp_filter *f,
+			     struct nlattr **tb)
+{
+	memset(f, 0, sizeof(*f));
+	if (!attr || nla_parse_nested(tb, MRC_QP_A_MAX, attr,
+				      mrc_qp_key_policy, NULL))
+		return;
+	if (tb[MRC_QP_A_QPN])
+		f->qpn = nla_get_u32(tb[MRC_QP_A_QPN]);
+	if (tb[MRC_QP_A_REMOTE_ADDR]) {
+		const struct nlattr *a = tb[MRC_QP_A_REMOTE_ADDR];
+
+		f->has_addr = true;
+		if (nla_len(a) == sizeof(struct in_addr))
+			ipv6_addr_set_v4mapped(nla_get_in_addr(a), &f->addr);
+		else
+			f->addr = nla_get_in6_addr(a);
+	}
+}
+
+static bool mrc_nl_qp_match(const struct mrc_qp *qp,
+			    const struct mrc_qp_filter *f)
+{
+	return (!f->qpn || qp->qpn == f->qpn) &&
+	       (!f->has_addr || ipv6_addr_equal(&qp->raddr, &f->addr));
+}
+
 /* The namespace's QPs by QP number, from cb->args[0], the number after
  * the last one dumped: a QP added or removed between two parts of the
  * dump neither shifts nor repeats the others, and the generation in
- * cb->seq flags the parts after such a change NLM_F_DUMP_INTR.
+ * cb->seq flags the parts after such a change NLM_F_DUMP_INTR.  The
+ * request may select QPs as a get does (mrc_nl_qp_get()).
  */
 static int mrc_nl_qp_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
 	struct mrc_net *mn = mrc_net(sock_net(skb->sk));
-	unsigned long qpn;
+	struct nlattr *tb[MRC_QP_A_MAX + 1];
+	unsigned long qpn, start = cb->args[0];
+	struct mrc_qp_filter f;
 	struct mrc_qp *qp;
 	int ret = 0;
 
+	mrc_nl_qp_filter(info->attrs[MRC_A_QP], &f, tb);
+	/* One number: none below it to walk. */
+	if (f.qpn && start < f.qpn)
+		start = f.qpn;
+
 	spin_lock_bh(&mn->qp_lock);
 	cb->seq = mn->qp_gen;
-	xa_for_each_start(&mn->qps, qpn, qp, cb->args[0]) {
+	xa_for_each_start(&mn->qps, qpn, qp, start) {
 		void *hdr;
 
+		if (f.qpn && qpn > f.qpn)
+			break;
+		if (!mrc_nl_qp_match(qp, &f))
+			continue;
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, &mrc_genl_family,
 				  NLM_F_MULTI, MRC_CMD_QP_GET);
@@ -239,6 +329,72 @@ static int mrc_nl_qp_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	if (ret == -EMSGSIZE && skb->len)
 		return skb->len;
 	return ret ?: skb->len;
+}
+
+#define MRC_QP_GET_QPN_MSG \
+	"a get needs MRC_QP_A_QPN in MRC_A_QP (dump to list queue pairs)"
+
+/* One queue pair by its number (MRC_QP_A_QPN in the MRC_A_QP nest, and
+ * its remote address too if MRC_QP_A_REMOTE_ADDR is given), or -ENOENT.
+ */
+static int mrc_nl_qp_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mrc_net *mn = mrc_net(genl_info_net(info));
+	struct nlattr *tb[MRC_QP_A_MAX + 1];
+	struct mrc_qp_filter f;
+	struct sk_buff *msg;
+	struct mrc_qp *qp;
+	void *hdr;
+	int ret;
+
+	mrc_nl_qp_filter(info->attrs[MRC_A_QP], &f, tb);
+	if (!f.qpn) {
+		/* The nest's, or the nest itself, is what is missing. */
+		if (info->attrs[MRC_A_QP])
+			NL_SET_ERR_ATTR_MISS(info->extack,
+					     info->attrs[MRC_A_QP],
+					     MRC_QP_A_QPN);
+		else
+			NL_SET_ERR_ATTR_MISS(info->extack, NULL, MRC_A_QP);
+		NL_SET_ERR_MSG(info->extack, MRC_QP_GET_QPN_MSG);
+		return -EINVAL;
+	}
+
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &mrc_genl_family, 0,
+				MRC_CMD_QP_GET);
+	if (!hdr) {
+		ret = -EMSGSIZE;
+		goto err;
+	}
+
+	spin_lock_bh(&mn->qp_lock);
+	qp = xa_load(&mn->qps, f.qpn);
+	if (!qp || !mrc_nl_qp_match(qp, &f)) {
+		spin_unlock_bh(&mn->qp_lock);
+		if (f.has_addr)
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[MRC_QP_A_QPN],
+					    "no queue pair with this number and remote address");
+		else
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[MRC_QP_A_QPN],
+					    "no queue pair with this number");
+		ret = -ENOENT;
+		goto err;
+	}
+	spin_lock(&qp->lock);
+	ret = mrc_nl_put_qp(msg, qp);
+	spin_unlock(&qp->lock);
+	spin_unlock_bh(&mn->qp_lock);
+	if (ret)
+		goto err;
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+
+err:
+	nlmsg_free(msg);
+	return ret;
 }
 
 /* Point the extack at @attr with @msg, a message that is not a literal
@@ -329,8 +485,9 @@ static const struct genl_ops mrc_genl_ops[] = {
 	},
 	{
 		.cmd = MRC_CMD_QP_GET,
+		.doit = mrc_nl_qp_get,
 		.dumpit = mrc_nl_qp_dump,
-		.policy = mrc_no_attr_policy,
+		.policy = mrc_qp_get_policy,
 		.maxattr = MRC_A_MAX,
 	},
 	{

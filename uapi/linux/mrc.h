@@ -35,9 +35,17 @@
  *   Request: no attributes.
  *   Reply:   MRC_A_STATS, a nest of MRC_STAT_* u64 counters for the netns.
  *
- * MRC_CMD_QP_GET (dumpit, any user in the netns)
- *   Request: no attributes.
- *   Reply:   one message per open queue pair, in QP number order, each
+ * MRC_CMD_QP_GET (doit and dumpit, any user in the netns)
+ *   Request: nothing, or an MRC_A_QP nest that selects queue pairs:
+ *            MRC_QP_A_QPN (u32, 1..2^24 - 1) and/or MRC_QP_A_REMOTE_ADDR
+ *            (4 or 16 bytes; an IPv4 address also matches its v4-mapped
+ *            form), both to match when both are given; no other
+ *            attribute.
+ *   Doit:    needs MRC_QP_A_QPN: one reply, an MRC_A_QP nest as below,
+ *            or -ENOENT ("no queue pair with this number") with the
+ *            extended ack pointing at MRC_QP_A_QPN.
+ *   Dump:    one message per open queue pair the request selects (every
+ *            one without the nest), in QP number order, each
  *            an MRC_A_QP nest of MRC_QP_A_* attributes, its MRC_QP_A_STATS
  *            nest holding the same MRC_STAT_* counters for that queue pair
  *            alone.  A dump resumes after the last QP number it gave, so
