@@ -470,6 +470,25 @@ else
 	mrc_fail "mrc qp show: the client's queue pair's tx_data_packets: $v" \
 		"$(mrc_exec -n "$C" -j qp show 2>&1)"
 fi
+# One queue pair by its number, and those to the server's address: the
+# kernel's get and its filtered dump, through the CLI.
+all=$(mrc_exec -n "$C" -j qp show 2>/dev/null | jq -c '[.[].qpn] | sort')
+q=$(jq '.[0] // empty' <<<"$all" 2>/dev/null)
+if [ -n "$q" ]; then
+	chk_eq "mrc qp show qpn $q: that queue pair alone" \
+		"$(mrc_exec -n "$C" -j qp show qpn "$q" | jq -c '[.[].qpn]')" "[$q]"
+	chk_eq "mrc qp show remote $MRC_IP4_B: the client's queue pairs" \
+		"$(mrc_exec -n "$C" -j qp show remote "$MRC_IP4_B" |
+		   jq -c '[.[].qpn] | sort')" "$all"
+	chk_eq "mrc qp show remote 198.51.100.7: none" \
+		"$(mrc_exec -n "$C" -j qp show remote 198.51.100.7)" "[]"
+	err=$(mrc_exec -n "$C" qp show qpn 16777215 2>&1 >/dev/null)
+	chk_eq "mrc qp show qpn 16777215: exit status" "$?" 2
+	chk_eq "mrc qp show qpn 16777215: ENOENT" "$err" \
+		"mrc: Error: no queue pair with this number (No such file or directory)"
+else
+	mrc_fail "mrc qp show: no queue pair listed" "$all"
+fi
 kill -KILL "$cli" "$srv" 2>/dev/null
 wait "$cli" "$srv" 2>/dev/null
 # Both orphaned sockets refuse each other's new data, so their queue

@@ -192,9 +192,17 @@ static int mrc_dump_print(const struct mrc_dump_ops *ops,
 }
 
 static int mrc_dump_report(const struct mrc_dump_ops *ops,
+			   const struct mrc_dump_req *req,
 			   const struct mrc_nl_err *e)
 {
 	char what[64];
+
+	if (req && req->doit && e->err == EOPNOTSUPP && !e->msg[0]) {
+		fprintf(stderr,
+			"mrc: the loaded mrc module cannot get one of its %s (no %s doit): %s\n",
+			ops->what, ops->cmd_name, strerror(e->err));
+		return MRC_EXIT_KERNEL;
+	}
 
 	if (e->err == EINTR && !e->msg[0]) {
 		fprintf(stderr,
@@ -225,14 +233,57 @@ int mrc_dump_show(const struct mrc_dump_ops *ops, void *data,
 		  const struct mrc_dump_list *list,
 		  const struct mrc_opts *opts)
 {
+	return mrc_dump_show_req(ops, NULL, data, list, opts);
+}
+
+/* A get of one object: its reply to @ops->reply_cb. */
+static int mrc_dump_get(const struct mrc_dump_ops *ops,
+			const struct mrc_dump_req *req, void *data,
+			struct mrc_nl_err *e)
+{
+	struct nlmsghdr *nlh;
+	struct mrc_nl nl;
+	int ret;
+
+	ret = mrc_nl_open(&nl);
+	if (ret != MRC_EXIT_OK)
+		return ret;
+	ops->reset(data);
+	nlh = mrc_nl_request(&nl, ops->cmd);
+	req->put(nlh, req->arg);
+	mrc_nl_talk(&nl, nlh, ops->reply_cb, data, e);
+	mrc_nl_close(&nl);
+	return MRC_EXIT_OK;
+}
+
+/**
+ * mrc_dump_show_req() - the objects a request selects, printed
+ * @ops: the command
+ * @req: the request's attributes and kind; NULL: a dump of every object
+ * @data: what @ops->reply_cb and @ops->reset are given
+ * @list: the list @ops->reply_cb fills
+ * @opts: the global options
+ *
+ * Return: the exit status.
+ */
+int mrc_dump_show_req(const struct mrc_dump_ops *ops,
+		      const struct mrc_dump_req *req, void *data,
+		      const struct mrc_dump_list *list,
+		      const struct mrc_opts *opts)
+{
 	struct mrc_nl_err e;
 	int ret;
 
-	ret = mrc_nl_dump(ops->cmd, ops->reply_cb, data, ops->reset, &e);
+	if (req && req->doit)
+		ret = mrc_dump_get(ops, req, data, &e);
+	else
+		ret = mrc_nl_dump(ops->cmd, req ? req->put : NULL,
+				  req ? req->arg : NULL, ops->reply_cb, data,
+				  ops->reset, &e);
 	if (ret != MRC_EXIT_OK)
 		return ret;
 	if (e.err)
-		return mrc_dump_report(ops, &e);
+		return mrc_dump_report(ops, req, &e);
 	return mrc_dump_print(ops, list, opts);
 }
 

@@ -14,6 +14,7 @@
 #include <libmnl/libmnl.h>
 
 #include "cli.h"
+#include "nl.h"
 #include "output.h"
 
 #ifndef ARRAY_SIZE
@@ -53,9 +54,22 @@ bool mrc_dump_consistent(bool has_family, uint64_t family,
 void mrc_dump_addr(const uint8_t *addr, unsigned int addr_len, char *buf,
 		   size_t size);
 void mrc_dump_out_family(struct mrc_out *o, unsigned int family);
+/* A request that selects objects: its attributes, and whether it is a
+ * get of one object (a doit, ENOENT if there is none) or a dump.
+ */
+struct mrc_dump_req {
+	bool doit;
+	mrc_nl_put_t put;
+	const void *arg;	/* passed to @put */
+};
+
 int mrc_dump_show(const struct mrc_dump_ops *ops, void *data,
 		  const struct mrc_dump_list *list,
 		  const struct mrc_opts *opts);
+int mrc_dump_show_req(const struct mrc_dump_ops *ops,
+		      const struct mrc_dump_req *req, void *data,
+		      const struct mrc_dump_list *list,
+		      const struct mrc_opts *opts);
 int mrc_dump_cmd(const struct mrc_dump_ops *ops, int argc, char **argv,
 		 const struct mrc_opts *opts,
 		 int (*show)(int argc, char **argv,

@@ -21,8 +21,12 @@
  *   oldrange	... with the table's message, not the policy's
  *   eperm	CONFIG_SET fails with EPERM and nothing else
  *   noqp	the QP dump is empty: NLMSG_DONE alone
- *   oldqp	a module without MRC_CMD_QP_GET: the dump is refused with
- *		EOPNOTSUPP, as genetlink refuses an unknown command
+ *   (ok)	a QP_GET with MRC_QP_A_QPN in its MRC_A_QP nest (a doit)
+ *		gets that queue pair, or ENOENT; a dump with
+ *		MRC_QP_A_REMOTE_ADDR only those to that address
+ *   oldqp	a module without MRC_CMD_QP_GET: the dump and the get are
+ *		refused with EOPNOTSUPP, as genetlink refuses an unknown
+ *		command
  *   qperr	the dump ends, after one queue pair, with ENOMEM and an
  *		extended ack message in its NLMSG_DONE
  *   qpintr	the first dump of the process is flagged NLM_F_DUMP_INTR
@@ -246,7 +250,6 @@ static void fake_reply(const struct nlmsghdr *req, uint16_t type,
 	fake_done(nlh);
 }
 
-/* An ack; @offs < 0 for none, @capped to leave the request out. */
 /*
  * An ack with @error, and as TLVs @msg and @offs if given, and, if @range
  * is not NULL, the policy of the attribute at @offs: its unsigned range
@@ -287,6 +290,7 @@ static void fake_ack_range(const struct nlmsghdr *req, int error,
 	fake_done(nlh);
 }
 
+/* An ack; @offs < 0 for none, @capped to leave the request out. */
 static void fake_ack(const struct nlmsghdr *req, int error, const char *msg,
 		     int offs, int capped)
 {
@@ -483,16 +487,96 @@ static void fake_dump_done(const struct nlmsghdr *req, int error,
 	fake_end(nlh, join);
 }
 
+/* Offset of @attr in @req. */
+static int fake_offset(const struct nlmsghdr *req, const struct nlattr *attr)
+{
+	return (int)((const char *)attr - (const char *)req);
+}
+
+/* What a QP_GET request selects, from its MRC_A_QP nest. */
+struct fake_qp_select {
+	const struct nlattr *qpn;	/* MRC_QP_A_QPN, or NULL */
+	const struct nlattr *addr;	/* MRC_QP_A_REMOTE_ADDR, or NULL */
+};
+
+static void fake_qp_select(const struct nlmsghdr *req,
+			   struct fake_qp_select *sel)
+{
+	const struct nlattr *attr, *a;
+
+	memset(sel, 0, sizeof(*sel));
+	mnl_attr_for_each(attr, req, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(attr) != MRC_A_QP)
+			continue;
+		mnl_attr_for_each_nested(a, attr) {
+			if (mnl_attr_get_type(a) == MRC_QP_A_QPN)
+				sel->qpn = a;
+			else if (mnl_attr_get_type(a) == MRC_QP_A_REMOTE_ADDR)
+				sel->addr = a;
+		}
+	}
+}
+
+/* Whether @q is one @sel selects. */
+static int fake_qp_match(const struct fake_qp *q,
+			 const struct fake_qp_select *sel)
+{
+	unsigned char addr[16];
+	size_t len = q->family == AF_INET ? 4 : 16;
+
+	if (sel->qpn && mnl_attr_get_u32(sel->qpn) != q->qpn)
+		return 0;
+	if (!sel->addr)
+		return 1;
+	inet_pton(q->family, q->addr, addr);
+	return mnl_attr_get_payload_len(sel->addr) == len &&
+	       !memcmp(mnl_attr_get_payload(sel->addr), addr, len);
+}
+
 /*
- * MRC_CMD_QP_GET: one NLM_F_MULTI message per queue pair; the first read
- * has the first message, the second read the rest and NLMSG_DONE.
+ * MRC_CMD_QP_GET's doit: the queue pair of the number in the request's
+ * MRC_A_QP nest (with its address, if given), or ENOENT.
+ */
+static void fake_qp_get(const struct nlmsghdr *req)
+{
+	struct fake_qp_select sel;
+	struct genlmsghdr *genl;
+	struct nlmsghdr *nlh;
+	size_t i;
+
+	fake_qp_select(req, &sel);
+	if (!sel.qpn) {
+		fake_ack(req, EINVAL, "fake: no MRC_QP_A_QPN", -1, 1);
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(fake_qps); i++) {
+		if (!fake_qp_match(&fake_qps[i], &sel))
+			continue;
+		nlh = fake_put(FAKE_FAMILY, 0, req);
+		genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+		genl->cmd = MRC_CMD_QP_GET;
+		genl->version = MRC_GENL_VERSION;
+		fill_qp_nest(nlh, &fake_qps[i]);
+		fake_done(nlh);
+		fake_ack(req, 0, NULL, -1, 1);
+		return;
+	}
+	fake_ack(req, ENOENT, "no queue pair with this number",
+		 fake_offset(req, sel.qpn), 1);
+}
+
+/*
+ * MRC_CMD_QP_GET: one NLM_F_MULTI message per queue pair (those the
+ * request selects); the first read has the first message, the second
+ * read the rest and NLMSG_DONE.
  */
 static void fake_qp_dump(const struct nlmsghdr *req)
 {
 	const char *m = fake_mode();
+	struct fake_qp_select sel;
 	struct genlmsghdr *genl;
 	struct nlmsghdr *nlh;
-	size_t i, n = ARRAY_SIZE(fake_qps);
+	size_t i, n = ARRAY_SIZE(fake_qps), sent = 0;
 	int intr;
 
 	intr = !strcmp(m, "qpintr-always") ||
@@ -502,7 +586,10 @@ static void fake_qp_dump(const struct nlmsghdr *req)
 		n = 0;
 	if (!strcmp(m, "qperr"))
 		n = 1;
+	fake_qp_select(req, &sel);
 	for (i = 0; i < n; i++) {
+		if (!fake_qp_match(&fake_qps[i], &sel))
+			continue;
 		nlh = fake_put(FAKE_FAMILY, NLM_F_MULTI, req);
 		if (intr)
 			nlh->nlmsg_flags |= NLM_F_DUMP_INTR;
@@ -510,7 +597,7 @@ static void fake_qp_dump(const struct nlmsghdr *req)
 		genl->cmd = MRC_CMD_QP_GET;
 		genl->version = MRC_GENL_VERSION;
 		fill_qp_nest(nlh, &fake_qps[i]);
-		fake_end(nlh, i > 1);
+		fake_end(nlh, sent++ > 1);
 	}
 	if (!strcmp(m, "qperr"))
 		fake_dump_done(req, ENOMEM, "fake: no memory for the dump", 0);
@@ -665,9 +752,27 @@ static void fake_dump(const struct nlmsghdr *req)
 	if (!f)
 		return;
 	fprintf(f, "cmd %u flags %#x", genl->cmd, req->nlmsg_flags);
-	mnl_attr_for_each(attr, req, sizeof(*genl))
-		fprintf(f, " %u=%u", mnl_attr_get_type(attr),
-			mnl_attr_get_u32(attr));
+	mnl_attr_for_each(attr, req, sizeof(*genl)) {
+		const struct nlattr *a;
+
+		if (!(attr->nla_type & NLA_F_NESTED)) {
+			fprintf(f, " %u=%u", mnl_attr_get_type(attr),
+				mnl_attr_get_u32(attr));
+			continue;
+		}
+		/* A nest: u32s as numbers, anything else by its length. */
+		fprintf(f, " %u={", mnl_attr_get_type(attr));
+		mnl_attr_for_each_nested(a, attr) {
+			if (mnl_attr_get_payload_len(a) == 4 &&
+			    mnl_attr_get_type(a) != MRC_QP_A_REMOTE_ADDR)
+				fprintf(f, " %u=%u", mnl_attr_get_type(a),
+					mnl_attr_get_u32(a));
+			else
+				fprintf(f, " %u=[%u]", mnl_attr_get_type(a),
+					mnl_attr_get_payload_len(a));
+		}
+		fputs(" }", f);
+	}
 	fputc('\n', f);
 	fclose(f);
 }
@@ -681,12 +786,6 @@ static int fake_last_attr(const struct nlmsghdr *req)
 	mnl_attr_for_each(attr, req, sizeof(struct genlmsghdr))
 		off = (int)((const char *)attr - (const char *)req);
 	return off;
-}
-
-/* Offset of @attr in @req. */
-static int fake_offset(const struct nlmsghdr *req, const struct nlattr *attr)
-{
-	return (int)((const char *)attr - (const char *)req);
 }
 
 /* CONFIG_SET as the kernel does it: all or nothing, ranges, the rule. */
@@ -785,7 +884,10 @@ ssize_t mnl_socket_sendto(const struct mnl_socket *nl, const void *buf,
 			fake_ack(req, EOPNOTSUPP, NULL, -1, 1);
 		return (ssize_t)len;
 	} else if (genl->cmd == MRC_CMD_QP_GET) {
-		fake_ack(req, EOPNOTSUPP, NULL, -1, 1);	/* no doit */
+		if (strcmp(fake_mode(), "oldqp"))
+			fake_qp_get(req);
+		else
+			fake_ack(req, EOPNOTSUPP, NULL, -1, 1);	/* no doit */
 		return (ssize_t)len;
 	} else if (genl->cmd == MRC_CMD_CONFIG_GET) {
 		fake_reply(req, FAKE_FAMILY, fill_config);

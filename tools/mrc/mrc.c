@@ -85,7 +85,7 @@ void mrc_help(void)
 	fputs("Usage: mrc [ OPTIONS ] config [ show ]\n"
 	      "       mrc [ OPTIONS ] config set KEY VALUE [ KEY VALUE ]...\n"
 	      "       mrc [ OPTIONS ] stats [ show ]\n"
-	      "       mrc [ OPTIONS ] qp [ show ]\n"
+	      "       mrc [ OPTIONS ] qp [ show [ qpn N ] [ remote ADDR ] ]\n"
 	      "       mrc [ OPTIONS ] peer [ show [ ADDR ] ]\n"
 	      "       mrc [ OPTIONS ] monitor [ -c COUNT ]\n"
 	      "       mrc help\n"

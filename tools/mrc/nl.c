@@ -290,7 +290,11 @@ fail:
 int mrc_nl_report(const struct mrc_nl_err *e, const char *what,
 		  const char *eperm_hint)
 {
-	if (e->msg[0])
+	if (e->msg[0] && e->has_range)
+		fprintf(stderr, "mrc: Error: %s: must be in %llu..%llu (%s)\n",
+			e->msg, (unsigned long long)e->range_min,
+			(unsigned long long)e->range_max, strerror(e->err));
+	else if (e->msg[0])
 		fprintf(stderr, "mrc: Error: %s (%s)\n", e->msg,
 			strerror(e->err));
 	else if (e->err == EPERM && eperm_hint)
@@ -462,8 +466,10 @@ int mrc_nl_get(uint8_t cmd, mnl_cb_t cb, void *data, const char *what)
 }
 
 /**
- * mrc_nl_dump() - a dump without attributes, its replies to @cb
+ * mrc_nl_dump() - a dump, its replies to @cb
  * @cmd: the MRC_CMD_* with a dumpit
+ * @put: adds the request's attributes (what to dump), or NULL: none
+ * @put_arg: passed to @put
  * @cb: called with each reply message
  * @data: passed to @cb
  * @reset: called with @data before each try, to forget what an interrupted
@@ -476,9 +482,11 @@ int mrc_nl_get(uint8_t cmd, mnl_cb_t cb, void *data, const char *what)
  * Return: MRC_EXIT_OK, with @e->err set if the dump failed (for the
  * caller to report); else the exit status to end with (errors printed).
  */
-int mrc_nl_dump(uint8_t cmd, mnl_cb_t cb, void *data,
-		void (*reset)(void *data), struct mrc_nl_err *e)
+int mrc_nl_dump(uint8_t cmd, mrc_nl_put_t put, const void *put_arg,
+		mnl_cb_t cb, void *data, void (*reset)(void *data),
+		struct mrc_nl_err *e)
 {
+	struct nlmsghdr *req;
 	struct mrc_nl nl;
 	int tries, ret;
 
@@ -487,7 +495,10 @@ int mrc_nl_dump(uint8_t cmd, mnl_cb_t cb, void *data,
 		if (ret != MRC_EXIT_OK)
 			return ret;
 		reset(data);
-		mrc_nl_talk(&nl, mrc_nl_dump_request(&nl, cmd), cb, data, e);
+		req = mrc_nl_dump_request(&nl, cmd);
+		if (put)
+			put(req, put_arg);
+		mrc_nl_talk(&nl, req, cb, data, e);
 		mrc_nl_close(&nl);
 		if (e->err != EINTR)
 			break;

@@ -36,6 +36,9 @@ struct mrc_nl_err {
 	uint64_t range_max;
 };
 
+/* Adds the attributes of a request, from @arg. */
+typedef void (*mrc_nl_put_t)(struct nlmsghdr *req, const void *arg);
+
 int mrc_nl_open(struct mrc_nl *nl);
 void mrc_nl_close(struct mrc_nl *nl);
 struct nlmsghdr *mrc_nl_request(struct mrc_nl *nl, uint8_t cmd);
@@ -45,7 +48,8 @@ int mrc_nl_talk(struct mrc_nl *nl, struct nlmsghdr *req, mnl_cb_t cb,
 int mrc_nl_report(const struct mrc_nl_err *e, const char *what,
 		  const char *eperm_hint);
 int mrc_nl_get(uint8_t cmd, mnl_cb_t cb, void *data, const char *what);
-int mrc_nl_dump(uint8_t cmd, mnl_cb_t cb, void *data,
-		void (*reset)(void *data), struct mrc_nl_err *e);
+int mrc_nl_dump(uint8_t cmd, mrc_nl_put_t put, const void *put_arg,
+		mnl_cb_t cb, void *data, void (*reset)(void *data),
+		struct mrc_nl_err *e);
 
 #endif /* _MRC_CLI_NL_H */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mrc(8): "qp show", the queue pairs of the namespace: a dump of
- * MRC_CMD_QP_GET, one message with an MRC_A_QP nest per queue pair.
+ * MRC_CMD_QP_GET, one message with an MRC_A_QP nest per queue pair, or a
+ * get of one by its number, or a dump of those to one remote address.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include "dump.h"
 #include "nl.h"
 #include "output.h"
+#include "params.h"
 #include "stats.h"
 
 /* One queue pair, as its MRC_A_QP nest describes it. */
@@ -286,21 +288,96 @@ static const struct mrc_dump_ops mrc_qp_ops = {
 	.text		= mrc_qp_text,
 };
 
+/* What "qp show qpn N remote ADDR" selects. */
+struct mrc_qp_select {
+	uint32_t qpn;			/* 0: any */
+	unsigned int addr_len;		/* 0: any address */
+	uint8_t addr[16];
+};
+
+/* The request's MRC_A_QP nest: the QP number and remote address. */
+static void mrc_qp_put_select(struct nlmsghdr *req, const void *arg)
+{
+	const struct mrc_qp_select *sel = arg;
+	struct nlattr *nest;
+
+	nest = mnl_attr_nest_start(req, MRC_A_QP);
+	if (sel->qpn)
+		mnl_attr_put_u32(req, MRC_QP_A_QPN, sel->qpn);
+	if (sel->addr_len)
+		mnl_attr_put(req, MRC_QP_A_REMOTE_ADDR, sel->addr_len,
+			     sel->addr);
+	mnl_attr_nest_end(req, nest);
+}
+
+/* [ qpn N ] [ remote ADDR ], each once, into @sel. */
+static int mrc_qp_parse_select(int argc, char **argv,
+			       struct mrc_qp_select *sel)
+{
+	__u32 qpn;
+
+	memset(sel, 0, sizeof(*sel));
+	for (; argc > 0; argc -= 2, argv += 2) {
+		bool is_qpn = mrc_matches(argv[0], "qpn");
+
+		if (!is_qpn && !mrc_matches(argv[0], "remote"))
+			return mrc_usage_error("unexpected argument \"%s\"",
+					       argv[0]);
+		if (argc < 2)
+			return mrc_usage_error("missing value for \"%s\"",
+					       argv[0]);
+		if (is_qpn) {
+			if (sel->qpn)
+				return mrc_usage_error("qpn given more than once");
+			/* The kernel checks the range (1..2^24 - 1). */
+			if (mrc_parse_u32(argv[1], &qpn) || !qpn)
+				return mrc_usage_error("invalid queue pair number \"%s\"",
+						       argv[1]);
+			sel->qpn = qpn;
+		} else {
+			if (sel->addr_len)
+				return mrc_usage_error("remote given more than once");
+			if (inet_pton(AF_INET, argv[1], sel->addr) == 1)
+				sel->addr_len = 4;
+			else if (inet_pton(AF_INET6, argv[1], sel->addr) == 1)
+				sel->addr_len = 16;
+			else
+				return mrc_usage_error("invalid address \"%s\"",
+						       argv[1]);
+		}
+	}
+	return MRC_EXIT_OK;
+}
+
+/*
+ * qp show [ qpn N ] [ remote ADDR ]: every queue pair; the one numbered N
+ * (a get: an error if there is none), and only if its remote address is
+ * ADDR too; or those whose remote address is ADDR (a dump the kernel
+ * filters, maybe empty).
+ */
 static int mrc_qp_show(int argc, char **argv, const struct mrc_opts *opts)
 {
 	struct mrc_dump_list list = { .item_size = sizeof(struct mrc_qp) };
+	struct mrc_qp_select sel;
+	struct mrc_dump_req req = {
+		.put = mrc_qp_put_select,
+		.arg = &sel,
+	};
 	int ret;
 
-	if (argc > 0)
-		return mrc_usage_error("unexpected argument \"%s\"", argv[0]);
-
-	ret = mrc_dump_show(&mrc_qp_ops, &list, &list, opts);
+	ret = mrc_qp_parse_select(argc, argv, &sel);
+	if (ret != MRC_EXIT_OK)
+		return ret;
+	req.doit = sel.qpn != 0;
+	ret = mrc_dump_show_req(&mrc_qp_ops,
+				sel.qpn || sel.addr_len ? &req : NULL,
+				&list, &list, opts);
 	free(list.items);
 	return ret;
 }
 
 /**
- * mrc_cmd_qp() - mrc qp [ show | help ]
+ * mrc_cmd_qp() - mrc qp [ show [ qpn N ] [ remote ADDR ] | help ]
  * @argc: number of arguments after "qp"
  * @argv: the arguments after "qp"
  * @opts: the global options

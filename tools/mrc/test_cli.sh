@@ -248,6 +248,18 @@ run ok qp show now
 expect 1 err 'unexpected argument "now"' "qp: extra argument"
 run ok qp frob
 expect 1 err 'unknown qp command "frob"' "qp: unknown command"
+run ok qp show qpn
+expect 1 err 'missing value for "qpn"' "qp: qpn without a value"
+run ok qp show qpn x1
+expect 1 err 'invalid queue pair number "x1"' "qp: qpn not a number"
+run ok qp show qpn 0
+expect 1 err 'invalid queue pair number "0"' "qp: qpn 0"
+run ok qp show qpn 1 qpn 2
+expect 1 err 'qpn given more than once' "qp: qpn twice"
+run ok qp show remote 192.0.2
+expect 1 err 'invalid address "192.0.2"' "qp: bad address"
+run ok qp show remote ::1 remote ::2
+expect 1 err 'remote given more than once' "qp: remote twice"
 run ok config show now
 expect 1 err 'unexpected argument "now"' "extra argument"
 run ok --frob config show
@@ -311,6 +323,48 @@ expect 0 out '            "rx_packets": 0,' "qp -j -p"
     }
 ]' ] || bad "qp -j -p: end"
 expect_json "qp -j -p" 'j[0]["remote_addr"] == "192.0.2.1" and j[1]["remote_addr"] == "2001:db8::2" and j[1]["state"] == "failed"'
+
+# --- qp show qpn N | remote ADDR: one queue pair, or those to ADDR -----
+
+# qpn: a get (NLM_F_REQUEST | NLM_F_ACK, no dump), MRC_A_QP { QPN }.
+rm -f "$tmp/dump"
+run ok qp show qpn 2
+expect_out 0 "qp show qpn 2" <<'END'
+qpn 2 local-port 5001 remote [2001:db8::2]:7000 udp-sport 301 state failed
+    snd-nxt 16777215 snd-una 16777208 rcv-nxt 0 cwnd 8192 inflight 8192
+    srtt 4000us base-rtt 9us tx-queued 1 rx-pending 0
+    tx_packets 80 total_rtx_timeout 7 total_timeouts 7 qp_failed 1
+END
+grep -qx "cmd 4 flags 0x5 19={ 2=2 }" "$tmp/dump" ||
+	bad "qp show qpn 2: sent $(cat "$tmp/dump")"
+run ok -j qp show qpn 1
+expect_json "qp -j show qpn 1" 'len(j) == 1 and j[0]["qpn"] == 1 and j[0]["remote_addr"] == "192.0.2.1"'
+run ok qp show qpn 3
+expect 2 err "mrc: Error: no queue pair with this number (No such file or directory)" \
+	"qp show qpn 3: none"
+[ -s "$tmp/out" ] && bad "qp show qpn 3: wrote to stdout"
+run ok qp show qpn 1 remote 2001:db8::2
+expect 2 err "mrc: Error: no queue pair with this number (No such file or directory)" \
+	"qp show qpn 1 remote of another"
+run ok qp show qpn 1 remote 192.0.2.1
+expect 0 out "qpn 1 local-port 5000 remote 192.0.2.1:6000" "qp show qpn 1 remote its own"
+lines out 5 "qp show qpn 1 remote its own"
+
+# remote: a dump the kernel filters, MRC_A_QP { REMOTE_ADDR }.
+rm -f "$tmp/dump"
+run ok qp show remote 192.0.2.1
+expect 0 out "qpn 1 local-port 5000 remote 192.0.2.1:6000" "qp show remote v4"
+lines out 5 "qp show remote v4"
+grep -qx "cmd 4 flags 0x301 19={ 5=\[4\] }" "$tmp/dump" ||
+	bad "qp show remote: sent $(cat "$tmp/dump")"
+run ok qp show remote 2001:db8::2
+expect 0 out "qpn 2 local-port 5001 remote [2001:db8::2]:7000" "qp show remote v6"
+lines out 4 "qp show remote v6"
+run ok -j qp show remote 198.51.100.7
+echo "[]" | expect_out 0 "qp -j show remote, none to it"
+run oldqp qp show qpn 1
+expect 2 err "mrc: the loaded mrc module cannot get one of its queue pairs (no MRC_CMD_QP_GET doit): Operation not supported" \
+	"qp show qpn: old module"
 
 # No queue pairs: nothing, or an empty list.
 run noqp qp show
@@ -610,7 +664,7 @@ expect 0 out "max-msg-size            MaxMessageSize         1..1073741824 bytes
 	"help"
 expect 0 out "retry-limit             RetryLimit             1..255              7" \
 	"help"
-expect 0 out "mrc [ OPTIONS ] qp [ show ]" "help"
+expect 0 out "mrc [ OPTIONS ] qp [ show [ qpn N ] [ remote ADDR ] ]" "help"
 expect 0 out "mrc [ OPTIONS ] peer [ show [ ADDR ] ]" "help"
 expect 0 out "mrc [ OPTIONS ] monitor [ -c COUNT ]" "help"
 run ok -V
