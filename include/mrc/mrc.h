@@ -252,6 +252,10 @@ struct mrc_tx_pkt {
 #define MRC_TXP_LOST		0x02	/* to be retransmitted */
 #define MRC_TXP_LOST_RTO	0x04	/* ... because of a timeout */
 #define MRC_TXP_RETX		0x08	/* retransmitted at least once */
+#define MRC_TXP_FRAG		0x10	/* last sent without DF: IP may
+					 * fragment it on the way
+					 */
+#define MRC_TXP_LOST_MTU	0x20	/* lost: too large for the path */
 
 /* A message being received, placed page by page as packets arrive. */
 struct mrc_rx_msg {
@@ -459,6 +463,15 @@ void mrc_socket_release(struct mrc_net *mn);
 
 int mrc_udp_encap_recv(struct sock *sk, struct sk_buff *skb);
 
+/* What an ICMP error about a data packet mrc sent says of the peer. */
+enum mrc_icmp_kind {
+	MRC_ICMP_TOO_BIG,	/* the path holds less: cut and resend */
+	MRC_ICMP_REFUSED,	/* port or protocol unreachable: no mrc */
+};
+
+void mrc_rx_icmp(struct mrc_net *mn, int family, const struct in6_addr *daddr,
+		 const u8 *p, u16 entropy, enum mrc_icmp_kind kind);
+
 /* sock.c */
 int mrc_sock_init(void);
 void mrc_sock_exit(void);
@@ -536,6 +549,8 @@ void mrc_sock_rx_room(struct mrc_sock *ms);
 void mrc_qp_tx_reset(struct mrc_qp *qp);
 void mrc_qp_tx_purge(struct mrc_qp *qp);
 void mrc_qp_fail(struct mrc_qp *qp, int err);
+void mrc_qp_icmp(struct mrc_qp *qp, const struct mrc_data_hdr *h, u16 entropy,
+		 enum mrc_icmp_kind kind, struct sk_buff_head *out);
 
 /* cc.c */
 void mrc_cc_init(struct mrc_qp *qp, const struct mrc_config *c);

@@ -587,6 +587,45 @@ static void mrc_rx_ack(struct mrc_net *mn, const u8 *p, struct mrc_rx_ctx *ctx)
 	mrc_qp_flush(qp);
 }
 
+/**
+ * mrc_rx_icmp() - an ICMP error quoting a data packet this namespace sent
+ * @mn: the namespace
+ * @family: AF_INET or AF_INET6, the UDP/4791 socket's
+ * @daddr: where the quoted packet went (IPv4 as v4-mapped)
+ * @p: its mrc headers, MRC_DATA_HDR_LEN bytes at least, checked by
+ *	mrc_hdr_len() to be a data packet's
+ * @entropy: its UDP source port
+ * @kind: what the error says
+ *
+ * Called in softirq context under rcu_read_lock().
+ */
+void mrc_rx_icmp(struct mrc_net *mn, int family, const struct in6_addr *daddr,
+		 const u8 *p, u16 entropy, enum mrc_icmp_kind kind)
+{
+	struct mrc_data_hdr h;
+	struct mrc_sock *ms;
+	struct mrc_qp *qp;
+
+	mrc_get_data_hdr(p, &h);
+	/* The quoted packet went from our socket (its sport) to the peer's
+	 * (its dport): the QP is ours to the peer's port.
+	 */
+	ms = mrc_sock_lookup(mn, family, h.sport);
+	qp = ms ? mrc_qp_lookup(ms, daddr, h.dport) : NULL;
+	if (!qp) {
+		mrc_stat_inc(mn, MRC_STAT_ICMP_IGNORED);
+		return;
+	}
+
+	spin_lock(&qp->lock);
+	if (qp->dead)
+		mrc_stat_inc(mn, MRC_STAT_ICMP_IGNORED);
+	else
+		mrc_qp_icmp(qp, &h, entropy, kind, &qp->xq);
+	spin_unlock(&qp->lock);
+	mrc_qp_flush(qp);
+}
+
 static void mrc_rx(struct mrc_net *mn, struct sock *usk, struct sk_buff *skb)
 {
 	unsigned int hoff = sizeof(struct udphdr);
