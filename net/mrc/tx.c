@@ -908,6 +908,21 @@ static void mrc_sack_losses(struct mrc_qp *qp, const struct mrc_config *c)
 	}
 }
 
+/* Whether an acknowledgment of the current epoch may be genuine.  The
+ * cumulative PSN of an ACK or SACK names one already sent (or the one
+ * before the epoch's first): beyond snd_nxt it is forged, or of a
+ * confused peer.  A NACK that fails the QP must name a PSN in flight.
+ * Late ones, behind snd_una, are common under spraying and harmless.
+ */
+static bool mrc_ack_plausible(struct mrc_qp *qp, const struct mrc_ack_hdr *h)
+{
+	if (h->opcode != MRC_OP_NACK)
+		return mrc_psn_sdiff(h->psn, qp->snd_nxt) < 0;
+	if (h->reason == MRC_NACK_PSN_OOW || h->reason == MRC_NACK_UNEXPECTED)
+		return mrc_psn_inflight(qp, h->psn);
+	return true;
+}
+
 /**
  * mrc_qp_rx_ack() - take an ACK, SACK or NACK for the sending direction
  * @qp: the queue pair, locked
@@ -928,7 +943,7 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		return;
 	}
 	if (!qp->tx_epoch || h->epoch != qp->tx_epoch ||
-	    qp->state != MRC_QP_STATE_OPEN) {
+	    qp->state != MRC_QP_STATE_OPEN || !mrc_ack_plausible(qp, h)) {
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_OUT_OF_WINDOW);
 		return;
 	}
