@@ -210,6 +210,11 @@ struct mrc_peer {
 #define MRC_EPOCH_IDLE_MS	1000
 /* A queue pair idle both ways this long is closed. */
 #define MRC_QP_IDLE_MS		3000
+/* A sender silent this long with a message half sent, though there was
+ * room for it, is gone or hostile: twice the longest backoff of a
+ * retransmission timer.  Its partial messages go when room is short.
+ */
+#define MRC_RX_STALL_MS		(2 * MRC_RTO_MAX_US / 1000)
 /* Arrivals one ACK or SACK may cover, unless one must go at once. */
 #define MRC_ACK_EVERY		4
 /* The longest an arrival waits for its acknowledgment (less with an
@@ -358,6 +363,8 @@ struct mrc_qp {
 	struct hrtimer ack_timer;	/* acknowledges them, at the latest */
 	u32 rx_bytes;
 	u32 rx_partial;		/* messages with a buffer, not complete */
+	u32 rx_charge;		/* bytes those are charged */
+	unsigned long rx_progress;	/* jiffies: data last placed */
 	unsigned long *rx_bitmap;
 	struct mrc_rx_msg **rx_slots;
 
@@ -494,6 +501,7 @@ bool mrc_qp_kill(struct mrc_qp *qp, bool if_idle);
 void mrc_qp_close_all(struct mrc_sock *ms);
 void mrc_reaper_work(struct work_struct *work);
 void mrc_qp_rx_purge(struct mrc_qp *qp);
+bool mrc_qp_rx_evict(struct mrc_qp *qp);
 void mrc_rx_msg_free(struct mrc_sock *ms, struct mrc_rx_msg *m);
 
 /* peer.c */

@@ -60,6 +60,7 @@ static const char * const mrc_stat_names[__MRC_STAT_MAX] = {
 	[MRC_STAT_ICMP_UNREACH]		= "icmp_unreach",
 	[MRC_STAT_ICMP_IGNORED]		= "icmp_ignored",
 	[MRC_STAT_RTX_MTU]		= "total_rtx_mtu",
+	[MRC_STAT_RX_EVICTED]		= "rx_msgs_evicted",
 };
 
 #endif /* _MRC_STAT_NAMES_H */

@@ -255,6 +255,10 @@ enum mrc_stat {
 					 * large for the path, after an ICMP
 					 * error said so
 					 */
+	MRC_STAT_RX_EVICTED,		/* partial messages dropped: their
+					 * sender went silent with room for
+					 * it while room was short
+					 */
 
 	__MRC_STAT_MAX,
 };
