@@ -145,6 +145,14 @@ static const struct kind kinds[] = {
 	{ "data-beyond",	DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ |
 				MRC_BTH_START,
 				"out_of_window", .psn = 257, .msn = 3 },
+	/* The first 64 bytes of a message declaring 64 MiB (the default
+	 * max-msg-size), which the rest never follows: charged for what
+	 * it carries, and dropped once its sender has been silent for
+	 * MRC_RX_STALL_MS while room is short.
+	 */
+	{ "data-first-64m",	DATA_64, MRC_OP_WRITE_FIRST, 0, MRC_BTH_ACKREQ |
+				MRC_BTH_START, "accepted, held",
+				.msglen = 64u << 20 },
 	/* 64 payload bytes of a 32-byte message */
 	{ "data-overrun",	DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ,
 				"malformed", .psn = 1, .msn = 1, .msglen = 32 },

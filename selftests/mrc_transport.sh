@@ -42,7 +42,11 @@
 #      the server's namespace (mrc_inject -E): a cumulative ACK beyond
 #      snd_nxt and NACKs 0x0B and 0x19 for a PSN not in flight; all
 #      dropped and counted, the transfer verified, no QP failed.
-#   7. a transfer killed at both ends mid-way, then rmmod mrc: the two
+#   7. a forged first packet declaring 64 MiB, every second, to the
+#      server's socket while 300 x 1 MiB arrive at the default buffers:
+#      all verified; the forger's partial message dropped once room is
+#      short and it stays silent (rx_msgs_evicted).
+#   8. a transfer killed at both ends mid-way, then rmmod mrc: the two
 #      orphaned sockets refuse each other's data, so it is done within a
 #      bound; and no kernel warning from any of it.
 
@@ -564,7 +568,41 @@ fi
 chk_cnt "forged acknowledgments: all dropped and counted, no QP failed" C \
 	"rx_drop_out_of_window >= $nforged && qp_failed == 0"
 
-# --- 7. killed mid-transfer, then rmmod -----------------------------------
+# --- 7. receive memory: a forged first packet of 64 MiB ------------------
+
+# Another port of the client's address sends, every second from before
+# the transfer until after it, the first packet of a message declaring
+# 64 MiB, and never the rest.  Charged for its length, as it once was,
+# it took the server socket's single place beyond SO_RCVBUF and blocked
+# every message larger than the room left (these, of 1 MiB, at the
+# default buffers); charged for what it carries, it takes a page, and
+# once room is short its silent sender's partial message is dropped
+# (rx_msgs_evicted): the transfer, some 10 s, leaves time for that.
+# All 300 messages must verify.
+mrc_log "# receive memory: a forged first packet of 64 MiB every second"
+new_pair
+MRC_DUMP_NS=$S
+# xfer's server takes the next port.
+( while :; do
+	ip netns exec "$C" "$MRC_INJECT" -q $((PORT + 1)) -s 7000 \
+		-e 0x4242 "$MRC_IP4_B" data-first-64m >/dev/null 2>&1
+	sleep 1
+  done ) &
+forger=$!
+mrc_sleep 1.5
+xfer -s 1048576 -n 300 -c 4
+kill "$forger" 2>/dev/null
+wait "$forger" 2>/dev/null
+chk_run "a forged first packet of 64 MiB every second: 300 x 1 MiB" 300 \
+	1048576
+mrc_log "# rx_msgs_evicted $(d S rx_msgs_evicted), rx_drop_no_mem" \
+	"$(d S rx_drop_no_mem), in $XFER_MS ms"
+if [ "$XFER_MS" -gt 5000 ]; then
+	chk_cnt "a forged first packet of 64 MiB: its partial message dropped" \
+		S "rx_msgs_evicted >= 1"
+fi
+
+# --- 8. killed mid-transfer, then rmmod -----------------------------------
 
 mrc_log "# kill both ends mid-transfer, then rmmod mrc"
 new_pair
