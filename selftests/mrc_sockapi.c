@@ -48,6 +48,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <linux/genetlink.h>
 #include <linux/if_ether.h>
@@ -1097,6 +1098,81 @@ TEST_F(sk, nonblocking_recv)
 	EXPECT_GT(5000, dt) {
 		TH_LOG("SO_RCVTIMEO 300 ms returned after %lld ms", dt);
 	}
+}
+
+static volatile sig_atomic_t sig_seen;
+
+static void sig_count(int sig)
+{
+	(void)sig;
+	sig_seen++;
+}
+
+/* Catch SIGALRM with @flags and have it arrive in @ms milliseconds. */
+static void alarm_in(struct __test_metadata *_metadata, long ms, int flags)
+{
+	struct itimerval it = { .it_value = { ms / 1000, ms % 1000 * 1000 } };
+	struct sigaction sa = { .sa_handler = sig_count, .sa_flags = flags };
+
+	sig_seen = 0;
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+}
+
+/* A blocking recvmsg() a signal interrupts restarts when its handler
+ * has SA_RESTART and no timeout is set, as UDP's and TCP's do, and gets
+ * the message sent later; without SA_RESTART, or with SO_RCVTIMEO, it
+ * fails with EINTR.
+ */
+TEST_F(sk, signal_restart)
+{
+	unsigned int dport, sport;
+	struct rcvd r;
+	char buf[64];
+	int rx, tx, status;
+	long long t0;
+	pid_t pid;
+
+	rx = mk_bound(_metadata, self, variant, 0, &dport);
+	tx = mk_bound(_metadata, self, variant, 0, &sport);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		sleep_ms(600);
+		fill(buf, sizeof(buf), 77);
+		_exit(send_to(variant, tx, buf, sizeof(buf), 0, dport) !=
+		      (ssize_t)sizeof(buf));
+	}
+	alarm_in(_metadata, 150, SA_RESTART);
+	recv_into(rx, buf, sizeof(buf), 0, &r);
+	EXPECT_EQ(1, sig_seen);
+	EXPECT_EQ((ssize_t)sizeof(buf), r.ret) {
+		TH_LOG("SA_RESTART: recvmsg %zd: %s", r.ret, strerror(r.err));
+	}
+	EXPECT_EQ(0, mismatch(buf, sizeof(buf), 77));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	alarm_in(_metadata, 150, 0);
+	t0 = now_ms();
+	recv_into(rx, buf, sizeof(buf), 0, &r);
+	EXPECT_EQ(1, sig_seen);
+	EXPECT_EQ(-1, r.ret);
+	EXPECT_EQ(EINTR, r.err) {
+		TH_LOG("no SA_RESTART: %s", strerror(r.err));
+	}
+	EXPECT_GT(5000, now_ms() - t0);
+
+	rcvtimeo(_metadata, rx, 20000);
+	alarm_in(_metadata, 150, SA_RESTART);
+	recv_into(rx, buf, sizeof(buf), 0, &r);
+	EXPECT_EQ(1, sig_seen);
+	EXPECT_EQ(-1, r.ret);
+	EXPECT_EQ(EINTR, r.err) {
+		TH_LOG("SA_RESTART with SO_RCVTIMEO: %s", strerror(r.err));
+	}
+	signal(SIGALRM, SIG_DFL);
 }
 
 /* poll and epoll: POLLOUT with room to send, POLLIN only once a whole

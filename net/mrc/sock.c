@@ -333,7 +333,7 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	struct in6_addr addr;
 	struct mrc_qp *qp;
 	u32 max_len, charge;
-	long timeo;
+	long timeo, left;
 	u16 port;
 	int ret;
 
@@ -376,12 +376,16 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	while (!mrc_tx_reserve(ms, charge)) {
 		if (!timeo)
 			return -EAGAIN;
-		timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
-							 mrc_tx_room(ms, charge) ||
-							 READ_ONCE(sk->sk_err),
-							 timeo);
-		if (signal_pending(current))
+		left = wait_event_interruptible_timeout(*sk_sleep(sk),
+							mrc_tx_room(ms, charge) ||
+							READ_ONCE(sk->sk_err),
+							timeo);
+		/* Restarted (SA_RESTART) only without a timeout: judged
+		 * from the time left before the wait, not its error.
+		 */
+		if (left < 0)
 			return sock_intr_errno(timeo);
+		timeo = left;
 		ret = sock_error(sk);
 		if (ret)
 			return ret;
@@ -530,7 +534,7 @@ static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 	struct sock *sk = sock->sk;
 	struct mrc_sock *ms = mrc_sk(sk);
 	struct mrc_rx_msg *m;
-	long timeo;
+	long timeo, left;
 	u32 copy;
 	int ret;
 
@@ -547,12 +551,13 @@ static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 			return ret;
 		if (!timeo)
 			return -EAGAIN;
-		timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
-							 mrc_rxq_ready(ms) ||
-							 READ_ONCE(sk->sk_err),
-							 timeo);
-		if (signal_pending(current))
+		left = wait_event_interruptible_timeout(*sk_sleep(sk),
+							mrc_rxq_ready(ms) ||
+							READ_ONCE(sk->sk_err),
+							timeo);
+		if (left < 0)
 			return sock_intr_errno(timeo);
+		timeo = left;
 	}
 
 	copy = min_t(u32, m->len, size);
