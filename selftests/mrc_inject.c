@@ -2,7 +2,7 @@
 /*
  * mrc_inject: send crafted mrc payloads over an ordinary UDP socket.
  *
- *   mrc_inject [-c COUNT] [-p PORT] [-q DQPN] [-s SPORT] [-e EPOCH]
+ *   mrc_inject [-c COUNT] [-p PORT] [-q DQPN] [-s SPORT] [-e EPOCH | -E]
  *              [-n PSN] [-m MSN] ADDRESS KIND [KIND...]
  *   mrc_inject -l
  *
@@ -22,6 +22,12 @@
  * its PSN the kind's unless -n is given.  -s, -e and -m default to 7000,
  * 0x1234 and the kind's MSN.  Probes carry a PETH: probe number 7, the
  * ports SPORT and DQPN, timestamp 0x1234.
+ *
+ * The forged acknowledgments (ack-forged, nack-oow, nack-refused) are
+ * well formed: the BTH's destination QP is DQPN (the data sender's mrc
+ * port), the acknowledging port SPORT, the data sender's epoch EPOCH,
+ * the PSN -n's (0x800000 unless given).  -E sends each kind once per
+ * epoch, 1 to 65535, COUNT times: a blind attacker's sweep.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -51,6 +57,7 @@ struct kind {
 	__u16 msn;
 	__u64 offset;
 	__u32 msglen;
+	int nack;		/* an ACK or NACK built whole: NACK reason + 1 */
 };
 
 #define DATA_HDR	(MRC_BTH_LEN + MRC_METH_LEN + MRC_RETH_LEN)
@@ -89,6 +96,16 @@ static const struct kind kinds[] = {
 				"no_qp" },
 	{ "nack-short",		MRC_BTH_LEN + MRC_NETH_LEN - 1, MRC_OP_NACK, 0, 0,
 				"short" },
+	/* Forged, whole: the cumulative ACK and the two NACKs that fail
+	 * a QP (no state for the epoch; no socket takes it).
+	 */
+	{ "ack-forged",		MRC_BTH_LEN + MRC_AETH_LEN, MRC_OP_ACK, 0, 0,
+				"out_of_window", .nack = -1 },
+	{ "nack-oow",		MRC_BTH_LEN + MRC_NETH_LEN, MRC_OP_NACK, 0, 0,
+				"out_of_window", .nack = MRC_NACK_PSN_OOW + 1 },
+	{ "nack-refused",	MRC_BTH_LEN + MRC_NETH_LEN, MRC_OP_NACK, 0, 0,
+				"out_of_window",
+				.nack = MRC_NACK_UNEXPECTED + 1 },
 	{ "write-only",		DATA_HDR, MRC_OP_WRITE_ONLY, 0, 0, "no_qp" },
 	{ "write-only-1k",	DATA_HDR + 1024, MRC_OP_WRITE_ONLY, 0, 0,
 				"no_qp" },
@@ -128,6 +145,14 @@ static const struct kind kinds[] = {
 	{ "data-beyond",	DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ |
 				MRC_BTH_START,
 				"out_of_window", .psn = 257, .msn = 3 },
+	/* The first 64 bytes of a message declaring 64 MiB (the default
+	 * max-msg-size), which the rest never follows: charged for what
+	 * it carries, and dropped once its sender has been silent for
+	 * MRC_RX_STALL_MS while room is short.
+	 */
+	{ "data-first-64m",	DATA_64, MRC_OP_WRITE_FIRST, 0, MRC_BTH_ACKREQ |
+				MRC_BTH_START, "accepted, held",
+				.msglen = 64u << 20 },
 	/* 64 payload bytes of a 32-byte message */
 	{ "data-overrun",	DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ,
 				"malformed", .psn = 1, .msn = 1, .msglen = 32 },
@@ -149,8 +174,8 @@ static const struct kind kinds[] = {
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: mrc_inject [-c COUNT] [-p PORT] [-q DQPN] [-s SPORT] [-e EPOCH]\n"
-		"                  [-n PSN] [-m MSN] ADDRESS KIND [KIND...]\n"
+		"usage: mrc_inject [-c COUNT] [-p PORT] [-q DQPN] [-s SPORT]\n"
+		"                  [-e EPOCH | -E] [-n PSN] [-m MSN] ADDRESS KIND...\n"
 		"       mrc_inject -l\n"
 		"KIND: a preset of -l, or raw:LEN:OPCODE[:B1[:B8]]\n");
 	exit(1);
@@ -198,6 +223,7 @@ static void parse_raw(const char *spec, struct kind *k)
 		f[n++] = tok;
 	if (n < 2)
 		usage();
+	memset(k, 0, sizeof(*k));
 	k->name = spec;
 	k->len = num(f[0], 65000, "length");
 	k->opcode = num(f[1], 255, "opcode");
@@ -223,6 +249,19 @@ static void build(const struct kind *k, const struct fields *f, __u8 *p)
 		p[i] = (__u8)(0xa0 + i);
 	if (k->len < 1)
 		return;
+	if (k->nack) {
+		struct mrc_ack_hdr a = {
+			.opcode = k->opcode,
+			.dport = f->dqpn,
+			.sport = f->sport,
+			.epoch = f->epoch,
+			.psn = f->psn >= 0 ? (__u32)f->psn : 0x800000,
+			.reason = k->nack > 0 ? k->nack - 1 : 0,
+		};
+
+		mrc_put_ack_hdr(p, &a);
+		return;
+	}
 	memset(hdr, 0, sizeof(hdr));
 	hdr[0] = k->opcode;
 	hdr[1] = k->b1;
@@ -272,14 +311,14 @@ int main(int argc, char **argv)
 {
 	static __u8 buf[65536];
 	struct sockaddr_storage ss = { 0 };
-	unsigned long count = 1, port = MRC_UDP_PORT, i;
+	unsigned long count = 1, port = MRC_UDP_PORT, i, e, e0, e1;
 	struct fields f = { 0x11, 7000, 0x1234, -1, -1 };
 	struct kind raw, *k;
 	socklen_t sslen;
 	const char *addr;
-	int opt, fd, a;
+	int opt, fd, a, sweep = 0;
 
-	while ((opt = getopt(argc, argv, "c:p:q:s:e:n:m:l")) != -1) {
+	while ((opt = getopt(argc, argv, "c:p:q:s:e:En:m:l")) != -1) {
 		switch (opt) {
 		case 'c':
 			count = num(optarg, 1000000, "count");
@@ -295,6 +334,9 @@ int main(int argc, char **argv)
 			break;
 		case 'e':
 			f.epoch = num(optarg, 65535, "epoch");
+			break;
+		case 'E':
+			sweep = 1;
 			break;
 		case 'n':
 			f.psn = num(optarg, MRC_PSN_MASK, "PSN");
@@ -361,17 +403,24 @@ int main(int argc, char **argv)
 				if (!strcmp(kinds[i].name, argv[a]))
 					k = (struct kind *)&kinds[i];
 		}
-		build(k, &f, buf);
-		for (i = 0; i < count; i++) {
-			if (sendto(fd, buf, k->len, 0, (struct sockaddr *)&ss,
-				   sslen) != (ssize_t)k->len) {
-				fprintf(stderr, "mrc_inject: sendto %s port %lu: %s\n",
-					addr, port, strerror(errno));
-				return 1;
+		e0 = sweep ? 1 : f.epoch;
+		e1 = sweep ? 65535 : f.epoch;
+		for (e = e0; e <= e1; e++) {
+			f.epoch = e;
+			build(k, &f, buf);
+			for (i = 0; i < count; i++) {
+				if (sendto(fd, buf, k->len, 0,
+					   (struct sockaddr *)&ss, sslen) !=
+				    (ssize_t)k->len) {
+					fprintf(stderr,
+						"mrc_inject: sendto %s port %lu: %s\n",
+						addr, port, strerror(errno));
+					return 1;
+				}
 			}
 		}
-		printf("sent %lu x %s (%u bytes) to %s port %lu\n", count,
-		       k->name, k->len, addr, port);
+		printf("sent %lu x %s (%u bytes) to %s port %lu\n",
+		       count * (e1 - e0 + 1), k->name, k->len, addr, port);
 	}
 	close(fd);
 	return 0;

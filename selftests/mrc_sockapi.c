@@ -48,6 +48,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <linux/genetlink.h>
 #include <linux/if_ether.h>
@@ -1097,6 +1098,160 @@ TEST_F(sk, nonblocking_recv)
 	EXPECT_GT(5000, dt) {
 		TH_LOG("SO_RCVTIMEO 300 ms returned after %lld ms", dt);
 	}
+}
+
+/* mrc is unicast: a group address is refused (ENETUNREACH, as TCP
+ * does), a broadcast one (the limited broadcast, or a subnet's, known
+ * from the routes) with EACCES unless SO_BROADCAST is set, as UDP does;
+ * by sendto() and connect() alike.  And MRC_SO_UDP_SPORT below 1024
+ * needs CAP_NET_BIND_SERVICE, as bind() does.
+ */
+TEST_F(sk, dest_refused)
+{
+	static const char *const v4[][2] = {
+		{ "224.0.0.1", "ENETUNREACH" }, { "239.1.2.3", "ENETUNREACH" },
+		{ "255.255.255.255", "EACCES" }, { "192.0.2.255", "EACCES" },
+	};
+	static const char *const v6[][2] = {
+		{ "ff02::1", "ENETUNREACH" }, { "ff05::4791", "ENETUNREACH" },
+	};
+	const char *const (*dst)[2] = variant->family == AF_INET ? v4 : v6;
+	unsigned int n = variant->family == AF_INET ? 4 : 2, i;
+	struct sockaddr_storage ss;
+	int fd, want, status;
+	socklen_t alen;
+	char buf[8] = "";
+	pid_t pid;
+
+	fd = mk(_metadata, self, variant);
+	for (i = 0; i < n; i++) {
+		want = !strcmp(dst[i][1], "EACCES") ? EACCES : ENETUNREACH;
+		EXPECT_EQ(-1, send_to_at(variant, fd, buf, sizeof(buf), 0,
+					 dst[i][0], 5000));
+		EXPECT_EQ(want, errno) {
+			TH_LOG("sendto %s: %s, want %s", dst[i][0],
+			       strerror(errno), dst[i][1]);
+		}
+		addr_set(&ss, &alen, variant->family, dst[i][0], 5000);
+		EXPECT_EQ(-1, connect(fd, (struct sockaddr *)&ss, alen));
+		EXPECT_EQ(want, errno) {
+			TH_LOG("connect %s: %s, want %s", dst[i][0],
+			       strerror(errno), dst[i][1]);
+		}
+	}
+	if (variant->family == AF_INET) {
+		/* With SO_BROADCAST, sent (nothing answers it). */
+		ASSERT_EQ(0, set_int(fd, SOL_SOCKET, SO_BROADCAST, 1));
+		EXPECT_EQ((ssize_t)sizeof(buf),
+			  send_to_at(variant, fd, buf, sizeof(buf), 0,
+				     "192.0.2.255", 5000)) {
+			TH_LOG("sendto 192.0.2.255 with SO_BROADCAST: %s",
+			       strerror(errno));
+		}
+		EXPECT_EQ(-1, send_to_at(variant, fd, buf, sizeof(buf), 0,
+					 "224.0.0.1", 5000));
+		EXPECT_EQ(ENETUNREACH, errno);
+	}
+
+	EXPECT_EQ(0, set_int(fd, SOL_MRC, MRC_SO_UDP_SPORT, 80));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int c;
+
+		/* nobody: no CAP_NET_BIND_SERVICE */
+		if (setgid(65534) || setuid(65534))
+			_exit(2);
+		c = socket(variant->family, SOCK_DGRAM, IPPROTO_MRC);
+		if (c < 0)
+			_exit(3);
+		if (set_int(c, SOL_MRC, MRC_SO_UDP_SPORT, 80) != -1 ||
+		    errno != EACCES)
+			_exit(4);
+		if (set_int(c, SOL_MRC, MRC_SO_UDP_SPORT, 1024))
+			_exit(5);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		TH_LOG("as nobody: exit %d (4: port 80 not refused with "
+		       "EACCES, 5: 1024 refused)", WEXITSTATUS(status));
+	}
+}
+
+static volatile sig_atomic_t sig_seen;
+
+static void sig_count(int sig)
+{
+	(void)sig;
+	sig_seen++;
+}
+
+/* Catch SIGALRM with @flags and have it arrive in @ms milliseconds. */
+static void alarm_in(struct __test_metadata *_metadata, long ms, int flags)
+{
+	struct itimerval it = { .it_value = { ms / 1000, ms % 1000 * 1000 } };
+	struct sigaction sa = { .sa_handler = sig_count, .sa_flags = flags };
+
+	sig_seen = 0;
+	sigemptyset(&sa.sa_mask);
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	ASSERT_EQ(0, setitimer(ITIMER_REAL, &it, NULL));
+}
+
+/* A blocking recvmsg() a signal interrupts restarts when its handler
+ * has SA_RESTART and no timeout is set, as UDP's and TCP's do, and gets
+ * the message sent later; without SA_RESTART, or with SO_RCVTIMEO, it
+ * fails with EINTR.
+ */
+TEST_F(sk, signal_restart)
+{
+	unsigned int dport, sport;
+	struct rcvd r;
+	char buf[64];
+	int rx, tx, status;
+	long long t0;
+	pid_t pid;
+
+	rx = mk_bound(_metadata, self, variant, 0, &dport);
+	tx = mk_bound(_metadata, self, variant, 0, &sport);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		sleep_ms(600);
+		fill(buf, sizeof(buf), 77);
+		_exit(send_to(variant, tx, buf, sizeof(buf), 0, dport) !=
+		      (ssize_t)sizeof(buf));
+	}
+	alarm_in(_metadata, 150, SA_RESTART);
+	recv_into(rx, buf, sizeof(buf), 0, &r);
+	EXPECT_EQ(1, sig_seen);
+	EXPECT_EQ((ssize_t)sizeof(buf), r.ret) {
+		TH_LOG("SA_RESTART: recvmsg %zd: %s", r.ret, strerror(r.err));
+	}
+	EXPECT_EQ(0, mismatch(buf, sizeof(buf), 77));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+	alarm_in(_metadata, 150, 0);
+	t0 = now_ms();
+	recv_into(rx, buf, sizeof(buf), 0, &r);
+	EXPECT_EQ(1, sig_seen);
+	EXPECT_EQ(-1, r.ret);
+	EXPECT_EQ(EINTR, r.err) {
+		TH_LOG("no SA_RESTART: %s", strerror(r.err));
+	}
+	EXPECT_GT(5000, now_ms() - t0);
+
+	rcvtimeo(_metadata, rx, 20000);
+	alarm_in(_metadata, 150, SA_RESTART);
+	recv_into(rx, buf, sizeof(buf), 0, &r);
+	EXPECT_EQ(1, sig_seen);
+	EXPECT_EQ(-1, r.ret);
+	EXPECT_EQ(EINTR, r.err) {
+		TH_LOG("SA_RESTART with SO_RCVTIMEO: %s", strerror(r.err));
+	}
+	signal(SIGALRM, SIG_DFL);
 }
 
 /* poll and epoll: POLLOUT with room to send, POLLIN only once a whole

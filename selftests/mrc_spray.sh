@@ -66,7 +66,7 @@ mrc_dmesg_mark
 
 declare -a B A
 
-declare -A RB=() RA=()
+declare -A RB=() RA=() PB=() PA=()
 
 # chk_ack_share: the receiver of the last stream (h2, counters RB and RA)
 # acknowledged its data packets at most one in two.  It acknowledges
@@ -284,14 +284,17 @@ check_none() {
 }
 
 # check_pmtu: the spines' links toward l2 fall to MTU 1500 half a second
-# into a stream (48 x 1 MiB, about 3 s) of packets of the mss (4096): each spine answers the first
-# packet too large with an ICMP "fragmentation needed", which h1 takes
-# into its route to h2, and h1's queue pair cuts its packets to 1440
-# bytes from then on; those it sent before and lost are resent in IP
-# fragments.  Every message verified.
+# into a stream (48 x 1 MiB, about 3 s) of packets of the mss (4096):
+# each spine answers the first packet too large with an ICMP
+# "fragmentation needed", which h1 takes into its route to h2, and h1's
+# queue pair cuts its packets to 1440 bytes from then on; those in flight
+# too large for the path are resent at once, in IP fragments, without
+# waiting for a timeout (icmp_too_big, total_rtx_mtu).  Every message
+# verified.
 check_pmtu() {
-	local before after mpid i route
+	local before after mpid i route big rtx
 
+	mrc_stats_snapshot -n "$H1" PB || mrc_die "mrc stats in h1"
 	before=$(mrc_stat -n "$H1" tx_data_packets)
 	( mrc_sleep 0.5
 	  for ((i = 1; i <= NSPINES; i++)); do
@@ -318,6 +321,17 @@ check_pmtu() {
 	else
 		mrc_fail "spines' MTU 1500: data packets $before -> $after," \
 			"want more than $((12288 * 11 / 10))"
+	fi
+	mrc_stats_snapshot -n "$H1" PA || mrc_die "mrc stats in h1"
+	big=$(mrc_stats_delta icmp_too_big PB PA)
+	rtx=$(mrc_stats_delta total_rtx_mtu PB PA)
+	if [ "$big" -ge 1 ] && [ "$rtx" -ge 1 ]; then
+		mrc_pass "spines' MTU 1500: $big ICMP errors acted on, $rtx" \
+			"packets resent at once in fragments" \
+			"($(mrc_stats_delta total_rtx_timeout PB PA) by timeouts)"
+	else
+		mrc_fail "spines' MTU 1500: icmp_too_big $big, total_rtx_mtu" \
+			"$rtx: want both at least 1"
 	fi
 }
 

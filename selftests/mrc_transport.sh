@@ -34,14 +34,26 @@
 #   4. a black hole (netem loss 100 %) with retry-limit 3 and rto 2 ms:
 #      the client fails with ETIMEDOUT within 20 s; qp_failed and
 #      total_timeouts say why.
-#   5. a transfer killed at both ends mid-way, then rmmod mrc: the two
+#   5. refused: the server's namespace rejects UDP/4791 with ICMP (and
+#      ICMPv6) port unreachable: the client fails at once with
+#      ECONNREFUSED, before any retransmission timeout; icmp_unreach
+#      says why.
+#   6. forged acknowledgments during a transfer, every epoch swept from
+#      the server's namespace (mrc_inject -E): a cumulative ACK beyond
+#      snd_nxt and NACKs 0x0B and 0x19 for a PSN not in flight; all
+#      dropped and counted, the transfer verified, no QP failed.
+#   7. a forged first packet declaring 64 MiB, every second, to the
+#      server's socket while 300 x 1 MiB arrive at the default buffers:
+#      all verified; the forger's partial message dropped once room is
+#      short and it stays silent (rx_msgs_evicted).
+#   8. a transfer killed at both ends mid-way, then rmmod mrc: the two
 #      orphaned sockets refuse each other's data, so it is done within a
 #      bound; and no kernel warning from any of it.
 
 . "$(dirname "$0")/lib.sh"
 
 mrc_require_root
-mrc_require_cmd ip tc jq modprobe rmmod
+mrc_require_cmd ip tc jq nft modprobe rmmod
 mrc_require_cli
 mrc_require_mrcperf
 mrc_require_sockapi
@@ -55,7 +67,8 @@ SHOW=(tx_data_packets rx_data_packets total_rtx_sack total_rtx_timeout
 	total_timeouts rx_dup_packets total_ooo_events calc_max_reorder_depth
 	rx_drop_no_qp rx_drop_malformed rx_drop_out_of_window rx_drop_no_mem
 	nack_tx nack_rx sack_tx sack_rx tx_msgs rx_msgs qp_opened qp_closed
-	qp_failed tx_errors)
+	qp_failed tx_errors icmp_too_big icmp_unreach icmp_ignored
+	total_rtx_mtu)
 
 # new_pair: a fresh pair of namespaces, client $C and server $S.
 new_pair() {
@@ -447,7 +460,149 @@ fi
 chk_cnt "black hole: the queue pair failed" C "qp_failed >= 1"
 chk_cnt "black hole: retransmission timeouts" C "total_timeouts >= 3"
 
-# --- 5. killed mid-transfer, then rmmod -----------------------------------
+# --- 5. refused: ICMP port unreachable -----------------------------------
+
+# refused DESC ADDR: the server's namespace rejects UDP/4791 (nftables
+# "reject": ICMP or ICMPv6 port unreachable), as a host without mrc does.
+# The error quotes the client's first data packet, still in flight, so
+# its queue pair fails at once with ECONNREFUSED: one round trip on the
+# veth, long before the first retransmission timeout (50 ms) would fire,
+# let alone the retry limit.
+refused() {
+	local desc=$1 addr=$2 rc ms err t0
+
+	mrc_log "# $desc"
+	new_pair
+	MRC_DUMP_NS=$C
+	ip netns exec "$S" nft -f - <<-EOF || mrc_die "cannot set up nftables"
+	table inet mrc_test {
+		chain input {
+			type filter hook input priority 0; policy accept;
+			udp dport 4791 reject
+		}
+	}
+	EOF
+	PORT=$((PORT + 1))
+	snap B
+	t0=$(mrc_now_ms)
+	ip netns exec "$C" "$MRCPERF" client "$addr" -p "$PORT" -j \
+		-s 16384 -n 10 --timeout 60 >"$T/cli.out" 2>"$T/cli.err"
+	rc=$?
+	ms=$(($(mrc_now_ms) - t0))
+	snap A
+	err=$(<"$T/cli.err")
+	if [ "$rc" -ne 0 ] && [[ $err == *"Connection refused"* ]]; then
+		mrc_pass "$desc: the client failed after $ms ms: $err"
+	else
+		mrc_fail "$desc: want a failure with ECONNREFUSED" \
+			"exit status $rc after $ms ms" "stderr: $err" \
+			"stdout: $(<"$T/cli.out")" "client counters: $(deltas C)"
+	fi
+	chk_cnt "$desc: the ICMP error failed the queue pair, no timeout" C \
+		"icmp_unreach >= 1 && qp_failed == 1 && total_timeouts == 0"
+	chk_cnt "$desc: the server took nothing" S "rx_packets == 0"
+}
+
+refused "refused: ICMP port unreachable" "$MRC_IP4_B"
+refused "refused: ICMPv6 port unreachable" "$MRC_IP6_B"
+
+# --- 6. forged acknowledgments --------------------------------------------
+
+# A local user of the server's host, from a plain UDP socket (the server's
+# address, any source port), sweeps every epoch with the acknowledgments
+# that would end or confuse the client's transfer: a cumulative ACK far
+# ahead of anything sent, and the two NACKs that fail a queue pair (0x0B,
+# no state for the epoch; 0x19, no socket), for PSN 0x800000, never in
+# flight.  One of each has the right epoch.  All 196605 must be dropped
+# and counted (rx_drop_out_of_window), the transfer must verify, and no
+# queue pair fail.
+# On the debug kernel, where every packet costs several times as much,
+# the NACK 0x0B alone (65535), over a longer transfer.
+forged=(ack-forged nack-oow nack-refused) secs=20
+[ "${MRC_DEBUG_KERNEL:-0}" = 1 ] && forged=(nack-oow) secs=60
+nforged=$((65535 * ${#forged[@]}))
+mrc_log "# forged acknowledgments: every epoch, during a transfer"
+new_pair
+MRC_DUMP_NS=$C
+PORT=$((PORT + 1))
+ip netns exec "$S" "$MRCPERF" server -p "$PORT" -1 -j \
+	>"$T/srv.out" 2>"$T/srv.err" &
+srv=$!
+mrc_wait_bound "$srv" "$PORT" 20 || mrc_die "mrcperf server did not start"
+snap B
+ip netns exec "$C" "$MRCPERF" client "$MRC_IP4_B" -p "$PORT" -j \
+	-s 65536 -t "$secs" -c 4 >"$T/cli.out" 2>"$T/cli.err" &
+cli=$!
+lport=
+for ((i = 0; i < 100; i++)); do
+	lport=$(mrc_exec -n "$C" -j qp show 2>/dev/null |
+		jq -r '.[0].local_port // empty' 2>/dev/null)
+	[ -n "$lport" ] && break
+	mrc_sleep 0.1
+done
+[ -n "$lport" ] || mrc_die "no queue pair in the client's namespace"
+t0=$(mrc_now_ms)
+out=$(ip netns exec "$S" "$MRC_INJECT" -E -q "$lport" -s "$PORT" \
+	"$MRC_IP4_A" "${forged[@]}" 2>&1) ||
+	mrc_die "mrc_inject: $out"
+sweep_ms=$(($(mrc_now_ms) - t0))
+if kill -0 "$cli" 2>/dev/null; then
+	mrc_pass "forged acknowledgments: $nforged sent in $sweep_ms ms," \
+		"the transfer still under way"
+else
+	mrc_fail "forged acknowledgments: the transfer ended before the" \
+		"sweep did ($sweep_ms ms)"
+fi
+mrc_wait_pid "$cli" 60 || mrc_kill_pid "$cli"
+rc=$MRC_WAIT_RC
+mrc_wait_pid "$srv" 30 || mrc_kill_pid "$srv"
+srv_rc=$MRC_WAIT_RC
+snap A
+if [ "$rc" = 0 ] && [ "$srv_rc" = 0 ]; then
+	mrc_pass "forged acknowledgments: the transfer verified" \
+		"($(json_num messages "$(<"$T/cli.out")") messages)"
+else
+	mrc_fail "forged acknowledgments: client exit $rc, server $srv_rc" \
+		"client: $(<"$T/cli.err")" "server: $(<"$T/srv.err")"
+fi
+chk_cnt "forged acknowledgments: all dropped and counted, no QP failed" C \
+	"rx_drop_out_of_window >= $nforged && qp_failed == 0"
+
+# --- 7. receive memory: a forged first packet of 64 MiB ------------------
+
+# Another port of the client's address sends, every second from before
+# the transfer until after it, the first packet of a message declaring
+# 64 MiB, and never the rest.  Charged for its length, as it once was,
+# it took the server socket's single place beyond SO_RCVBUF and blocked
+# every message larger than the room left (these, of 1 MiB, at the
+# default buffers); charged for what it carries, it takes a page, and
+# once room is short its silent sender's partial message is dropped
+# (rx_msgs_evicted): the transfer, some 10 s, leaves time for that.
+# All 300 messages must verify.
+mrc_log "# receive memory: a forged first packet of 64 MiB every second"
+new_pair
+MRC_DUMP_NS=$S
+# xfer's server takes the next port.
+( while :; do
+	ip netns exec "$C" "$MRC_INJECT" -q $((PORT + 1)) -s 7000 \
+		-e 0x4242 "$MRC_IP4_B" data-first-64m >/dev/null 2>&1
+	sleep 1
+  done ) &
+forger=$!
+mrc_sleep 1.5
+xfer -s 1048576 -n 300 -c 4
+kill "$forger" 2>/dev/null
+wait "$forger" 2>/dev/null
+chk_run "a forged first packet of 64 MiB every second: 300 x 1 MiB" 300 \
+	1048576
+mrc_log "# rx_msgs_evicted $(d S rx_msgs_evicted), rx_drop_no_mem" \
+	"$(d S rx_drop_no_mem), in $XFER_MS ms"
+if [ "$XFER_MS" -gt 5000 ]; then
+	chk_cnt "a forged first packet of 64 MiB: its partial message dropped" \
+		S "rx_msgs_evicted >= 1"
+fi
+
+# --- 8. killed mid-transfer, then rmmod -----------------------------------
 
 mrc_log "# kill both ends mid-transfer, then rmmod mrc"
 new_pair

@@ -221,6 +221,11 @@ struct mrc_peer {
 #define MRC_EPOCH_IDLE_MS	1000
 /* A queue pair idle both ways this long is closed. */
 #define MRC_QP_IDLE_MS		3000
+/* A sender silent this long with a message half sent, though there was
+ * room for it, is gone or hostile: twice the longest backoff of a
+ * retransmission timer.  Its partial messages go when room is short.
+ */
+#define MRC_RX_STALL_MS		(2 * MRC_RTO_MAX_US / 1000)
 /* Arrivals one ACK or SACK may cover, unless one must go at once. */
 #define MRC_ACK_EVERY		4
 /* The longest an arrival waits for its acknowledgment (less with an
@@ -263,6 +268,10 @@ struct mrc_tx_pkt {
 #define MRC_TXP_LOST		0x02	/* to be retransmitted */
 #define MRC_TXP_LOST_RTO	0x04	/* ... because of a timeout */
 #define MRC_TXP_RETX		0x08	/* retransmitted at least once */
+#define MRC_TXP_FRAG		0x10	/* last sent without DF: IP may
+					 * fragment it on the way
+					 */
+#define MRC_TXP_LOST_MTU	0x20	/* lost: too large for the path */
 
 /* A message being received, placed page by page as packets arrive. */
 struct mrc_rx_msg {
@@ -364,6 +373,8 @@ struct mrc_qp {
 	struct hrtimer ack_timer;	/* acknowledges them, at the latest */
 	u32 rx_bytes;
 	u32 rx_partial;		/* messages with a buffer, not complete */
+	u32 rx_charge;		/* bytes those are charged */
+	unsigned long rx_progress;	/* jiffies: data last placed */
 	unsigned long *rx_bitmap;
 	struct mrc_rx_msg **rx_slots;
 
@@ -469,6 +480,15 @@ void mrc_socket_release(struct mrc_net *mn);
 
 int mrc_udp_encap_recv(struct sock *sk, struct sk_buff *skb);
 
+/* What an ICMP error about a data packet mrc sent says of the peer. */
+enum mrc_icmp_kind {
+	MRC_ICMP_TOO_BIG,	/* the path holds less: cut and resend */
+	MRC_ICMP_REFUSED,	/* port or protocol unreachable: no mrc */
+};
+
+void mrc_rx_icmp(struct mrc_net *mn, int family, const struct in6_addr *daddr,
+		 const u8 *p, u16 entropy, enum mrc_icmp_kind kind);
+
 /* sock.c */
 int mrc_sock_init(void);
 void mrc_sock_exit(void);
@@ -491,6 +511,7 @@ bool mrc_qp_kill(struct mrc_qp *qp, bool if_idle);
 void mrc_qp_close_all(struct mrc_sock *ms);
 void mrc_reaper_work(struct work_struct *work);
 void mrc_qp_rx_purge(struct mrc_qp *qp);
+bool mrc_qp_rx_evict(struct mrc_qp *qp);
 void mrc_rx_msg_free(struct mrc_sock *ms, struct mrc_rx_msg *m);
 
 /* peer.c */
@@ -546,6 +567,8 @@ void mrc_sock_rx_room(struct mrc_sock *ms);
 void mrc_qp_tx_reset(struct mrc_qp *qp);
 void mrc_qp_tx_purge(struct mrc_qp *qp);
 void mrc_qp_fail(struct mrc_qp *qp, int err);
+void mrc_qp_icmp(struct mrc_qp *qp, const struct mrc_data_hdr *h, u16 entropy,
+		 enum mrc_icmp_kind kind, struct sk_buff_head *out);
 
 /* cc.c */
 void mrc_cc_init(struct mrc_qp *qp, const struct mrc_config *c);

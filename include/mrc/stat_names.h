@@ -56,6 +56,11 @@ static const char * const mrc_stat_names[__MRC_STAT_MAX] = {
 	[MRC_STAT_MONITOR_DROPS]	= "monitor_drops",
 	[MRC_STAT_PROBE_SKIP_QUEUE_STOPPED] = "probe_skip_queue_stopped",
 	[MRC_STAT_ACK_DELAYED_TX]	= "ack_delayed_tx",
+	[MRC_STAT_ICMP_TOO_BIG]		= "icmp_too_big",
+	[MRC_STAT_ICMP_UNREACH]		= "icmp_unreach",
+	[MRC_STAT_ICMP_IGNORED]		= "icmp_ignored",
+	[MRC_STAT_RTX_MTU]		= "total_rtx_mtu",
+	[MRC_STAT_RX_EVICTED]		= "rx_msgs_evicted",
 };
 
 #endif /* _MRC_STAT_NAMES_H */

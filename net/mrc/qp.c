@@ -236,6 +236,7 @@ void mrc_qp_rx_purge(struct mrc_qp *qp)
 		}
 	}
 	qp->rx_partial = 0;
+	qp->rx_charge = 0;
 }
 
 /* Under the QP's lock: may the reaper close it?  A QP of a closing
@@ -383,6 +384,11 @@ void mrc_reaper_work(struct work_struct *work)
 		}
 		spin_unlock_bh(&mn->qp_lock);
 		for (i = 0; i < n; i++) {
+			/* Room an evicted message held is owed to the
+			 * peers that were refused for want of it.
+			 */
+			if (mrc_qp_rx_evict(a[i]))
+				mrc_sock_rx_room(a[i]->ms);
 			mrc_qp_kill(a[i], true);
 			mrc_qp_put(a[i]);
 		}

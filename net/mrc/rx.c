@@ -186,13 +186,54 @@ static void mrc_rx_reset(struct mrc_qp *qp, u16 epoch)
 	qp->rx_bytes = 0;
 }
 
-/* Copy @len payload bytes to @m at @off, allocating pages as needed.
- * A page is zeroed unless this packet fills it whole: whatever a sender
- * does, the reader never sees memory that was not written (a page no
- * packet touched reads as zeros, see mrc_copy_msg()).
+/* Charge @n more bytes of message @m (number @msn) to its socket and its
+ * QP (locked), if there is room; else say in @seen how much the socket
+ * held.  Room is the socket's SO_RCVBUF, of which one QP's partial
+ * messages may hold three quarters at most, so that one peer (or one
+ * forging the address of one) always leaves room to the others; or the
+ * socket's single place beyond it, for the message next in order of
+ * its QP, so that a message larger than SO_RCVBUF can arrive at all.
+ * A message is charged as its pages are placed, not for the length it
+ * declares: a first packet declaring 64 MiB takes what it carries.
  */
-static int mrc_rx_place(struct mrc_rx_msg *m, struct sk_buff *skb,
-			unsigned int skb_off, u32 off, u32 len)
+static bool mrc_rx_charge(struct mrc_qp *qp, struct mrc_rx_msg *m, u16 msn,
+			  u32 n, s64 *seen)
+{
+	struct mrc_sock *ms = qp->ms;
+	u32 rcvbuf = READ_ONCE(mrc_to_sk(ms)->sk_rcvbuf);
+	s64 held = atomic64_read(&ms->rx_mem);
+
+	if (!m->over &&
+	    (held + n > rcvbuf || qp->rx_charge + n > rcvbuf - rcvbuf / 4)) {
+		if (msn != qp->rcv_msn || atomic_cmpxchg(&ms->rx_over, 0, 1)) {
+			*seen = held;
+			return false;
+		}
+		m->over = true;
+	}
+	m->charge += n;
+	qp->rx_charge += n;
+	atomic64_add(n, &ms->rx_mem);
+	return true;
+}
+
+static void mrc_rx_uncharge(struct mrc_qp *qp, struct mrc_rx_msg *m, u32 n)
+{
+	m->charge -= n;
+	qp->rx_charge -= n;
+	atomic64_sub(n, &qp->ms->rx_mem);
+}
+
+/* Copy @len payload bytes to @m at @off, allocating (and charging) pages
+ * as needed.  A page is zeroed unless this packet fills it whole:
+ * whatever a sender does, the reader never sees memory that was not
+ * written (a page no packet touched reads as zeros, see mrc_copy_msg()).
+ * Pages placed before a failure stay, charged: a retransmission finds
+ * them.
+ */
+static int mrc_rx_place(struct mrc_qp *qp, struct mrc_rx_msg *m, u16 msn,
+			struct sk_buff *skb, unsigned int skb_off, u32 off,
+			u32 len, s64 *seen)
 {
 	while (len) {
 		unsigned long idx = off >> PAGE_SHIFT;
@@ -202,19 +243,22 @@ static int mrc_rx_place(struct mrc_rx_msg *m, struct sk_buff *skb,
 		bool fresh = !page;
 
 		if (fresh) {
+			if (!mrc_rx_charge(qp, m, msn, PAGE_SIZE, seen))
+				return -ENOBUFS;
 			page = alloc_page(GFP_ATOMIC | __GFP_NOWARN |
 					  (n < PAGE_SIZE ? __GFP_ZERO : 0));
 			if (!page)
-				return -ENOMEM;
+				goto uncharge;
 			if (xa_err(xa_store(&m->pages, idx, page, GFP_ATOMIC))) {
 				__free_page(page);
-				return -ENOMEM;
+				goto uncharge;
 			}
 		}
 		if (skb_copy_bits(skb, skb_off, page_address(page) + poff, n)) {
 			if (fresh) {
 				xa_erase(&m->pages, idx);
 				__free_page(page);
+				mrc_rx_uncharge(qp, m, PAGE_SIZE);
 			}
 			return -EFAULT;
 		}
@@ -223,6 +267,10 @@ static int mrc_rx_place(struct mrc_rx_msg *m, struct sk_buff *skb,
 		len -= n;
 	}
 	return 0;
+
+uncharge:
+	mrc_rx_uncharge(qp, m, PAGE_SIZE);
+	return -ENOMEM;
 }
 
 static bool mrc_data_fields_ok(const struct mrc_data_hdr *h, u32 plen,
@@ -278,6 +326,8 @@ static void mrc_rx_complete(struct mrc_qp *qp)
 			break;
 		*slot = NULL;
 		qp->rx_partial--;
+		/* The socket keeps its charge until it is read. */
+		qp->rx_charge -= m->charge;
 		qp->rcv_msn++;
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_MSGS);
 		mrc_sock_deliver(qp->ms, m);
@@ -352,12 +402,10 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 			   struct sk_buff *skb, const struct mrc_rx_ctx *ctx,
 			   struct sk_buff_head *out)
 {
-	struct sock *sk = mrc_to_sk(qp->ms);
 	bool closing = READ_ONCE(qp->ms->closing);
 	struct mrc_rx_msg *m, **slot;
-	u32 d, idx, charge;
-	bool over = false;
 	s64 rx_mem = -1;
+	u32 d, idx;
 	bool ooo;
 
 	/* What a closed socket refuses does not keep it lingering. */
@@ -418,21 +466,15 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 	slot = &qp->rx_slots[h->msn % MRC_WINDOW];
 	m = *slot;
 	if (!m) {
-		/* Room for the whole message; else, so that a message
-		 * larger than SO_RCVBUF can arrive at all, the next one in
-		 * order may take the socket's single place beyond it.
-		 */
-		charge = sizeof(*m) + PAGE_ALIGN(h->msg_len);
-		rx_mem = atomic64_read(&qp->ms->rx_mem);
-		if (rx_mem + charge > READ_ONCE(sk->sk_rcvbuf)) {
-			if (h->msn != qp->rcv_msn ||
-			    atomic_cmpxchg(&qp->ms->rx_over, 0, 1))
-				goto no_mem;
-			over = true;
-		}
+		struct mrc_rx_msg probe = {};
+
+		/* The message's own struct is charged as its pages are. */
+		if (!mrc_rx_charge(qp, &probe, h->msn, sizeof(*m), &rx_mem))
+			goto no_mem;
 		m = kzalloc(sizeof(*m), GFP_ATOMIC | __GFP_NOWARN);
 		if (!m) {
-			if (over)
+			mrc_rx_uncharge(qp, &probe, sizeof(*m));
+			if (probe.over)
 				atomic_set(&qp->ms->rx_over, 0);
 			goto no_mem;
 		}
@@ -440,9 +482,8 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 		m->len = h->msg_len;
 		m->saddr = qp->raddr;
 		m->sport = qp->rport;
-		m->charge = charge;
-		m->over = over;
-		atomic64_add(m->charge, &qp->ms->rx_mem);
+		m->charge = probe.charge;
+		m->over = probe.over;
 		*slot = m;
 		qp->rx_partial++;
 	} else if (m->len != h->msg_len) {
@@ -450,9 +491,11 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 		return;
 	}
 
-	if (mrc_rx_place(m, skb, ctx->off, h->offset, ctx->len))
+	if (mrc_rx_place(qp, m, h->msn, skb, ctx->off, h->offset, ctx->len,
+			 &rx_mem))
 		goto no_mem;
 	m->rcvd += ctx->len;
+	qp->rx_progress = jiffies;
 
 	mrc_qp_stat_inc(qp, MRC_STAT_RX_DATA_PACKETS);
 	mrc_qp_mon(qp, MRC_MON_DATA_RX, ctx->entropy, h->psn);
@@ -498,6 +541,10 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 
 no_mem:
 	mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_NO_MEM);
+	/* Refused: the sender waits for us now, and its silence until
+	 * room comes back says nothing of it (see mrc_qp_rx_evict()).
+	 */
+	qp->rx_progress = jiffies;
 	qp->rx_starved = true;
 	atomic_set(&qp->ms->rx_starved, 1);
 	mrc_rx_send_nack(qp, h, MRC_NACK_NO_PKT_BUFFER, ctx, out);
@@ -587,6 +634,45 @@ static void mrc_rx_ack(struct mrc_net *mn, const u8 *p, struct mrc_rx_ctx *ctx)
 	mrc_qp_flush(qp);
 }
 
+/**
+ * mrc_rx_icmp() - an ICMP error quoting a data packet this namespace sent
+ * @mn: the namespace
+ * @family: AF_INET or AF_INET6, the UDP/4791 socket's
+ * @daddr: where the quoted packet went (IPv4 as v4-mapped)
+ * @p: its mrc headers, MRC_DATA_HDR_LEN bytes at least, checked by
+ *	mrc_hdr_len() to be a data packet's
+ * @entropy: its UDP source port
+ * @kind: what the error says
+ *
+ * Called in softirq context under rcu_read_lock().
+ */
+void mrc_rx_icmp(struct mrc_net *mn, int family, const struct in6_addr *daddr,
+		 const u8 *p, u16 entropy, enum mrc_icmp_kind kind)
+{
+	struct mrc_data_hdr h;
+	struct mrc_sock *ms;
+	struct mrc_qp *qp;
+
+	mrc_get_data_hdr(p, &h);
+	/* The quoted packet went from our socket (its sport) to the peer's
+	 * (its dport): the QP is ours to the peer's port.
+	 */
+	ms = mrc_sock_lookup(mn, family, h.sport);
+	qp = ms ? mrc_qp_lookup(ms, daddr, h.dport) : NULL;
+	if (!qp) {
+		mrc_stat_inc(mn, MRC_STAT_ICMP_IGNORED);
+		return;
+	}
+
+	spin_lock(&qp->lock);
+	if (qp->dead)
+		mrc_stat_inc(mn, MRC_STAT_ICMP_IGNORED);
+	else
+		mrc_qp_icmp(qp, &h, entropy, kind, &qp->xq);
+	spin_unlock(&qp->lock);
+	mrc_qp_flush(qp);
+}
+
 static void mrc_rx(struct mrc_net *mn, struct sock *usk, struct sk_buff *skb)
 {
 	unsigned int hoff = sizeof(struct udphdr);
@@ -656,6 +742,49 @@ drop:
 }
 
 /**
+ * mrc_qp_rx_evict() - drop the partial messages of a sender gone silent,
+ * if room is short
+ * @qp: the queue pair, not locked
+ *
+ * A message is charged as it arrives, so a sender that stops halfway
+ * (gone, or forging the first packets of messages it never sends) keeps
+ * what it sent charged until its QP closes.  Once room is short (the
+ * socket's place beyond SO_RCVBUF is taken, or SO_RCVBUF is full), the
+ * partial messages of a QP that placed nothing for MRC_RX_STALL_MS,
+ * though it was never refused for room (then it waits for us, not we
+ * for it), are dropped, and the direction's incarnation with them: a
+ * live sender's next packet draws NACK 0x0B, and it fails with
+ * ECONNRESET rather than wait for a message that can never complete.
+ *
+ * Context: process context (the reaper).
+ *
+ * Return: true if messages were dropped.
+ */
+bool mrc_qp_rx_evict(struct mrc_qp *qp)
+{
+	struct sock *sk = mrc_to_sk(qp->ms);
+	bool short_of_room, evict;
+
+	short_of_room = atomic_read(&qp->ms->rx_over) ||
+			atomic64_read(&qp->ms->rx_mem) + PAGE_SIZE >
+			READ_ONCE(sk->sk_rcvbuf);
+	if (!short_of_room)
+		return false;
+	spin_lock_bh(&qp->lock);
+	evict = !qp->dead && qp->rx_open && qp->rx_partial &&
+		!qp->rx_starved &&
+		time_after(jiffies, qp->rx_progress +
+			   msecs_to_jiffies(MRC_RX_STALL_MS));
+	if (evict) {
+		mrc_qp_stat_add(qp, MRC_STAT_RX_EVICTED, qp->rx_partial);
+		mrc_qp_rx_purge(qp);
+		qp->rx_open = false;
+	}
+	spin_unlock_bh(&qp->lock);
+	return evict;
+}
+
+/**
  * mrc_sock_rx_room() - send a window update to the peers whose data the
  * socket dropped for want of room
  * @ms: the socket, whose reader has just freed a message
@@ -678,8 +807,11 @@ void mrc_sock_rx_room(struct mrc_sock *ms)
 		spin_lock_bh(&qp->lock);
 		owed = qp->rx_starved && qp->rx_open && !qp->dead;
 		qp->rx_starved = false;
-		if (owed)
+		if (owed) {
+			/* Its sender's silence counts from now. */
+			qp->rx_progress = jiffies;
 			mrc_rx_send_ack(qp, &qp->xq);
+		}
 		spin_unlock_bh(&qp->lock);
 		if (owed)
 			mrc_qp_flush(qp);

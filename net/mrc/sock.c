@@ -18,7 +18,9 @@
 #include <linux/sched/signal.h>
 #include <linux/vmalloc.h>
 #include <net/inet_common.h>
+#include <net/ip.h>
 #include <net/protocol.h>
+#include <net/route.h>
 #include <net/sock.h>
 #include <net/transp_v6.h>
 
@@ -217,6 +219,35 @@ static int mrc_get_addr(struct sock *sk, const void *uaddr, int len,
 	return 0;
 }
 
+/* mrc is unicast, with a queue pair per peer: a group address is
+ * refused as TCP refuses it; a broadcast address, as UDP does, unless
+ * SO_BROADCAST is set (nothing will answer it: receivers take only what
+ * was sent to them alone, so the QP times out).
+ */
+static int mrc_dest_check(struct sock *sk, const struct in6_addr *addr)
+{
+	struct rtable *rt;
+	bool bcast;
+	__be32 a;
+
+	if (!ipv6_addr_v4mapped(addr))
+		return ipv6_addr_is_multicast(addr) ? -ENETUNREACH : 0;
+	a = addr->s6_addr32[3];
+	if (ipv4_is_multicast(a))
+		return -ENETUNREACH;
+	if (sock_flag(sk, SOCK_BROADCAST))
+		return 0;
+	if (ipv4_is_lbcast(a))
+		return -EACCES;
+	/* A subnet's broadcast address is known to the routes alone. */
+	rt = ip_route_output(sock_net(sk), a, 0, 0, 0);
+	if (IS_ERR(rt))
+		return 0;
+	bcast = rt->rt_flags & RTCF_BROADCAST;
+	ip_rt_put(rt);
+	return bcast ? -EACCES : 0;
+}
+
 static int mrc_put_addr(struct sock *sk, void *uaddr,
 			const struct in6_addr *addr, u16 port)
 {
@@ -270,6 +301,9 @@ static int mrc_connect(struct socket *sock, struct sockaddr *uaddr, int len,
 		return ret;
 	if (!port)
 		return -EINVAL;
+	ret = mrc_dest_check(sk, &addr);
+	if (ret)
+		return ret;
 	lock_sock(sk);
 	ms->peer = addr;
 	WRITE_ONCE(ms->peer_port, port);
@@ -333,7 +367,7 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	struct in6_addr addr;
 	struct mrc_qp *qp;
 	u32 max_len, charge;
-	long timeo;
+	long timeo, left;
 	u16 port;
 	int ret;
 
@@ -346,6 +380,9 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 			return ret;
 		if (!port)
 			return -EINVAL;
+		ret = mrc_dest_check(sk, &addr);
+		if (ret)
+			return ret;
 	} else {
 		lock_sock(sk);
 		port = ms->peer_port;
@@ -376,12 +413,16 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	while (!mrc_tx_reserve(ms, charge)) {
 		if (!timeo)
 			return -EAGAIN;
-		timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
-							 mrc_tx_room(ms, charge) ||
-							 READ_ONCE(sk->sk_err),
-							 timeo);
-		if (signal_pending(current))
+		left = wait_event_interruptible_timeout(*sk_sleep(sk),
+							mrc_tx_room(ms, charge) ||
+							READ_ONCE(sk->sk_err),
+							timeo);
+		/* Restarted (SA_RESTART) only without a timeout: judged
+		 * from the time left before the wait, not its error.
+		 */
+		if (left < 0)
 			return sock_intr_errno(timeo);
+		timeo = left;
 		ret = sock_error(sk);
 		if (ret)
 			return ret;
@@ -530,7 +571,7 @@ static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 	struct sock *sk = sock->sk;
 	struct mrc_sock *ms = mrc_sk(sk);
 	struct mrc_rx_msg *m;
-	long timeo;
+	long timeo, left;
 	u32 copy;
 	int ret;
 
@@ -547,12 +588,13 @@ static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 			return ret;
 		if (!timeo)
 			return -EAGAIN;
-		timeo = wait_event_interruptible_timeout(*sk_sleep(sk),
-							 mrc_rxq_ready(ms) ||
-							 READ_ONCE(sk->sk_err),
-							 timeo);
-		if (signal_pending(current))
+		left = wait_event_interruptible_timeout(*sk_sleep(sk),
+							mrc_rxq_ready(ms) ||
+							READ_ONCE(sk->sk_err),
+							timeo);
+		if (left < 0)
 			return sock_intr_errno(timeo);
+		timeo = left;
 	}
 
 	copy = min_t(u32, m->len, size);
@@ -591,6 +633,7 @@ static int mrc_setsockopt(struct socket *sock, int level, int optname,
 			  sockptr_t optval, unsigned int optlen)
 {
 	struct mrc_sock *ms = mrc_sk(sock->sk);
+	struct net *net = sock_net(sock->sk);
 	int val;
 
 	if (level != SOL_MRC)
@@ -603,6 +646,10 @@ static int mrc_setsockopt(struct socket *sock, int level, int optname,
 	case MRC_SO_UDP_SPORT:
 		if (val < 0 || val > 65535)
 			return -EINVAL;
+		/* A privileged port, as for bind(). */
+		if (val && inet_port_requires_bind_service(net, val) &&
+		    !ns_capable(net->user_ns, CAP_NET_BIND_SERVICE))
+			return -EACCES;
 		WRITE_ONCE(ms->udp_sport, val);
 		return 0;
 	default:

@@ -3,6 +3,8 @@
  * network namespace, receiving through an encap_rcv hook as RoCEv2 and
  * other UDP tunnels do.
  */
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <net/udp_tunnel.h>
@@ -22,6 +24,97 @@ static int mrc_udp_encap_err_lookup(struct sock *sk, struct sk_buff *skb)
 	return udp_hdr(skb)->dest == htons(MRC_UDP_PORT) ? 0 : -ENOENT;
 }
 
+/* What an ICMP error says that mrc acts on, or -1: the UDP layer has
+ * done the rest (a lower MTU is in the route already).  Unreachable
+ * networks, hosts and the like are left to the retransmission timer and
+ * the spraying: under spraying they are news of one path, not of the
+ * peer.  IPv6's "unknown next header" is its protocol unreachable.
+ */
+static int mrc_icmp_kind(int family, const struct sk_buff *skb)
+{
+	/* ICMP and ICMPv6 headers both start with the type and the code. */
+	u8 type = icmp_hdr(skb)->type, code = icmp_hdr(skb)->code;
+
+	if (family == AF_INET6) {
+		if (type == ICMPV6_PKT_TOOBIG)
+			return MRC_ICMP_TOO_BIG;
+		if ((type == ICMPV6_DEST_UNREACH &&
+		     code == ICMPV6_PORT_UNREACH) ||
+		    (type == ICMPV6_PARAMPROB && code == ICMPV6_UNK_NEXTHDR))
+			return MRC_ICMP_REFUSED;
+		return -1;
+	}
+	if (type != ICMP_DEST_UNREACH)
+		return -1;
+	if (code == ICMP_FRAG_NEEDED)
+		return MRC_ICMP_TOO_BIG;
+	if (code == ICMP_PORT_UNREACH || code == ICMP_PROT_UNREACH)
+		return MRC_ICMP_REFUSED;
+	return -1;
+}
+
+/* An ICMP error about a packet the namespace sent to UDP/4791: @skb's
+ * data is at the quoted IP header, its UDP header @udp_offset bytes in
+ * (the stack checked that much is there, no more), the ICMP header at
+ * its transport header.
+ */
+static void mrc_udp_err(struct sock *sk, struct sk_buff *skb,
+			unsigned int udp_offset)
+{
+	u8 buf[MRC_DATA_HDR_LEN + MRC_TSETH_LEN + MRC_IMM_LEN];
+	unsigned int off = udp_offset + sizeof(struct udphdr);
+	int family = sk->sk_family, kind, hlen;
+	struct in6_addr daddr;
+	struct mrc_net *mn;
+	const u8 *p;
+
+	rcu_read_lock();
+	mn = rcu_dereference_sk_user_data(sk);
+	if (unlikely(!mn))
+		goto out;
+	kind = mrc_icmp_kind(family, skb);
+	/* Only a data packet's error concerns a QP: an acknowledgment's or
+	 * a probe's is ignored, as are bytes too few to be read.
+	 */
+	p = skb_header_pointer(skb, off, MRC_BTH_LEN, buf);
+	hlen = p ? mrc_hdr_len(p) : -1;
+	if (kind >= 0 && hlen > 0 && mrc_is_data_opcode(mrc_bth_opcode(p)))
+		p = skb_header_pointer(skb, off, hlen, buf);
+	else
+		p = NULL;
+	if (!p) {
+		mrc_stat_inc(mn, MRC_STAT_ICMP_IGNORED);
+		goto out;
+	}
+	if (family == AF_INET6)
+		daddr = ((const struct ipv6hdr *)skb->data)->daddr;
+	else
+		ipv6_addr_set_v4mapped(((const struct iphdr *)skb->data)->daddr,
+				       &daddr);
+	mrc_rx_icmp(mn, family, &daddr, p,
+		    ntohs(((const struct udphdr *)(skb->data + udp_offset))->source),
+		    kind);
+out:
+	rcu_read_unlock();
+}
+
+/* The hook's arguments changed in 6.2 (see Kbuild); the quoted packet
+ * is found the same way.
+ */
+#ifdef MRC_ENCAP_ERR_RCV_PAYLOAD
+static void mrc_udp_encap_err_rcv(struct sock *sk, struct sk_buff *skb,
+				  int err, __be16 port, u32 info, u8 *payload)
+{
+	mrc_udp_err(sk, skb, payload - sizeof(struct udphdr) - skb->data);
+}
+#else
+static void mrc_udp_encap_err_rcv(struct sock *sk, struct sk_buff *skb,
+				  unsigned int udp_offset)
+{
+	mrc_udp_err(sk, skb, udp_offset);
+}
+#endif
+
 static int mrc_socket_open(struct net *net, struct mrc_net *mn, int family,
 			   struct socket **sockp)
 {
@@ -31,6 +124,7 @@ static int mrc_socket_open(struct net *net, struct mrc_net *mn, int family,
 		.encap_type = 1,
 		.encap_rcv = mrc_udp_encap_recv,
 		.encap_err_lookup = mrc_udp_encap_err_lookup,
+		.encap_err_rcv = mrc_udp_encap_err_rcv,
 	};
 	struct udp_port_cfg pcfg = {
 		.family = family,

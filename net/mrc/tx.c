@@ -408,8 +408,12 @@ static void mrc_queue_data(struct mrc_qp *qp, struct mrc_tx_pkt *e, u32 psn,
 		return;
 	}
 	/* Cut before the path's MTU fell: IP may fragment this one. */
-	if (e->len > max)
+	if (e->len > max) {
 		mrc_cb(skb)->frag = true;
+		e->flags |= MRC_TXP_FRAG;
+	} else {
+		e->flags &= ~MRC_TXP_FRAG;
+	}
 	__skb_queue_tail(out, skb);
 }
 
@@ -464,8 +468,11 @@ static bool mrc_retransmit_one(struct mrc_qp *qp, u32 max,
 		if (qp->inflight && qp->inflight + e->len > qp->cwnd)
 			return false;
 		mrc_qp_stat_inc(qp, e->flags & MRC_TXP_LOST_RTO ?
-				MRC_STAT_RTX_TIMEOUT : MRC_STAT_RTX_SACK);
-		e->flags &= ~(MRC_TXP_LOST | MRC_TXP_LOST_RTO);
+				MRC_STAT_RTX_TIMEOUT :
+				e->flags & MRC_TXP_LOST_MTU ?
+				MRC_STAT_RTX_MTU : MRC_STAT_RTX_SACK);
+		e->flags &= ~(MRC_TXP_LOST | MRC_TXP_LOST_RTO |
+			      MRC_TXP_LOST_MTU);
 		e->flags |= MRC_TXP_RETX;
 		e->tx_ns = ktime_get_ns();
 		qp->nr_lost--;
@@ -611,6 +618,91 @@ void mrc_qp_fail(struct mrc_qp *qp, int err)
 	mrc_sock_qp_failed(qp->ms, err);
 }
 
+/* The MTU of the route a value takes to the QP's peer, 0 if none. */
+static u32 mrc_qp_value_mtu(struct mrc_qp *qp, u16 entropy)
+{
+	struct dst_entry *dst;
+	struct flowi fl;
+	u32 mtu;
+
+	dst = mrc_route(qp->mn, qp->family, &qp->raddr, entropy, 0, &fl);
+	if (IS_ERR(dst))
+		return 0;
+	mtu = dst_mtu(dst);
+	dst_release(dst);
+	return mtu;
+}
+
+/**
+ * mrc_qp_icmp() - act on an ICMP error about a data packet of a queue pair
+ * @qp: the queue pair, locked
+ * @h: the headers of the data packet the error quotes
+ * @entropy: the UDP source port it left with
+ * @kind: what the error says
+ * @out: where packets to send go
+ *
+ * ICMP errors are as easily forged as any packet, and late ones are
+ * common: only one about a PSN of the current epoch still in flight is
+ * acted on, as TCP takes one only for a sequence number in flight.
+ *
+ * A port or protocol unreachable means no mrc at the peer's address:
+ * nobody to retry for, so the sending direction fails at once with
+ * ECONNREFUSED rather than after its retry limit.  A "fragmentation
+ * needed" or "packet too big" has already lowered the route's MTU (the
+ * UDP layer did, as for any socket): the QP's packets are cut to it from
+ * now on, and every packet in flight too large for it, dropped on the
+ * way like the one quoted (routers answer few of them: ICMP is rate
+ * limited), is resent now, in IP fragments, instead of at a timeout.
+ */
+void mrc_qp_icmp(struct mrc_qp *qp, const struct mrc_data_hdr *h, u16 entropy,
+		 enum mrc_icmp_kind kind, struct sk_buff_head *out)
+{
+	u32 n, i, mtu, max, lost = 0;
+	struct mrc_config cfg;
+
+	if (qp->state != MRC_QP_STATE_OPEN || !qp->tx_epoch ||
+	    h->epoch != qp->tx_epoch || !mrc_psn_inflight(qp, h->psn)) {
+		mrc_qp_stat_inc(qp, MRC_STAT_ICMP_IGNORED);
+		return;
+	}
+	if (kind == MRC_ICMP_REFUSED) {
+		mrc_qp_stat_inc(qp, MRC_STAT_ICMP_UNREACH);
+		mrc_qp_fail(qp, ECONNREFUSED);
+		return;
+	}
+
+	rcu_read_lock();
+	cfg = *mrc_cfg(qp->mn);
+	rcu_read_unlock();
+	mtu = mrc_qp_value_mtu(qp, entropy);
+	if (mtu)
+		mrc_qp_note_mtu(qp, mtu);
+	max = mrc_qp_payload_max(qp, &cfg);
+	/* The route did not take the lower MTU (below the least the stack
+	 * accepts), or the packet already fits: nothing to do.
+	 */
+	if (mrc_txp(qp, h->psn)->len <= max) {
+		mrc_qp_stat_inc(qp, MRC_STAT_ICMP_IGNORED);
+		return;
+	}
+	mrc_qp_stat_inc(qp, MRC_STAT_ICMP_TOO_BIG);
+	n = mrc_psn_diff(qp->snd_nxt, qp->snd_una);
+	for (i = 0; i < n; i++) {
+		struct mrc_tx_pkt *e = mrc_txp(qp, mrc_psn_add(qp->snd_una, i));
+
+		/* Sent in fragments already: those get through. */
+		if (e->flags & (MRC_TXP_SACKED | MRC_TXP_LOST | MRC_TXP_FRAG) ||
+		    e->len <= max)
+			continue;
+		e->flags |= MRC_TXP_LOST | MRC_TXP_LOST_MTU;
+		qp->inflight -= e->len;
+		qp->nr_lost++;
+		lost++;
+	}
+	if (lost)
+		mrc_qp_push(qp, out);
+}
+
 /**
  * mrc_qp_tx_reset() - start a new epoch of the sending direction
  * @qp: the queue pair, locked, with nothing queued
@@ -737,7 +829,8 @@ static u32 mrc_txp_sacked(struct mrc_qp *qp, struct mrc_tx_pkt *e)
 		qp->nr_lost--;
 	else
 		qp->inflight -= e->len;
-	e->flags = (e->flags & ~(MRC_TXP_LOST | MRC_TXP_LOST_RTO)) |
+	e->flags = (e->flags & ~(MRC_TXP_LOST | MRC_TXP_LOST_RTO |
+				 MRC_TXP_LOST_MTU)) |
 		   MRC_TXP_SACKED;
 	return e->len;
 }
@@ -815,6 +908,21 @@ static void mrc_sack_losses(struct mrc_qp *qp, const struct mrc_config *c)
 	}
 }
 
+/* Whether an acknowledgment of the current epoch may be genuine.  The
+ * cumulative PSN of an ACK or SACK names one already sent (or the one
+ * before the epoch's first): beyond snd_nxt it is forged, or of a
+ * confused peer.  A NACK that fails the QP must name a PSN in flight.
+ * Late ones, behind snd_una, are common under spraying and harmless.
+ */
+static bool mrc_ack_plausible(struct mrc_qp *qp, const struct mrc_ack_hdr *h)
+{
+	if (h->opcode != MRC_OP_NACK)
+		return mrc_psn_sdiff(h->psn, qp->snd_nxt) < 0;
+	if (h->reason == MRC_NACK_PSN_OOW || h->reason == MRC_NACK_UNEXPECTED)
+		return mrc_psn_inflight(qp, h->psn);
+	return true;
+}
+
 /**
  * mrc_qp_rx_ack() - take an ACK, SACK or NACK for the sending direction
  * @qp: the queue pair, locked
@@ -835,7 +943,7 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		return;
 	}
 	if (!qp->tx_epoch || h->epoch != qp->tx_epoch ||
-	    qp->state != MRC_QP_STATE_OPEN) {
+	    qp->state != MRC_QP_STATE_OPEN || !mrc_ack_plausible(qp, h)) {
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_OUT_OF_WINDOW);
 		return;
 	}

@@ -261,6 +261,27 @@ enum mrc_stat {
 					    * was stopped
 					    */
 	MRC_STAT_ACK_DELAYED_TX,	/* SACKs the delayed-ack timer sent */
+	MRC_STAT_ICMP_TOO_BIG,		/* ICMP "fragmentation needed" or
+					 * "packet too big" for a data packet
+					 * in flight: packets cut smaller
+					 */
+	MRC_STAT_ICMP_UNREACH,		/* ICMP port or protocol unreachable
+					 * for a data packet in flight: the
+					 * QP failed with ECONNREFUSED
+					 */
+	MRC_STAT_ICMP_IGNORED,		/* ICMP errors quoting an mrc packet
+					 * that is not in flight (stale or
+					 * forged), or saying nothing mrc
+					 * acts on
+					 */
+	MRC_STAT_RTX_MTU,		/* retransmissions of packets too
+					 * large for the path, after an ICMP
+					 * error said so
+					 */
+	MRC_STAT_RX_EVICTED,		/* partial messages dropped: their
+					 * sender went silent with room for
+					 * it while room was short
+					 */
 
 	__MRC_STAT_MAX,
 };
