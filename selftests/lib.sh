@@ -578,8 +578,11 @@ mrc_modprobe() {
 
 # mrc_sleep SECONDS: sleep without starting a process (fractions work).
 mrc_sleep() {
+	# A subshell may have made the fifo first: its descriptor stayed
+	# there.
 	if [ -z "${mrc_sleep_fd:-}" ]; then
-		mkfifo "$mrc_tmpdir/sleep.fifo" &&
+		{ [ -p "$mrc_tmpdir/sleep.fifo" ] ||
+		  mkfifo "$mrc_tmpdir/sleep.fifo"; } &&
 			exec {mrc_sleep_fd}<>"$mrc_tmpdir/sleep.fifo"
 	fi
 	read -r -t "$1" -u "$mrc_sleep_fd" _ || :

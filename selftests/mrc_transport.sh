@@ -541,11 +541,23 @@ for ((i = 0; i < 100; i++)); do
 	mrc_sleep 0.1
 done
 [ -n "$lport" ] || mrc_die "no queue pair in the client's namespace"
+# Packets the receiving CPUs' backlogs dropped (the sweep is not
+# paced) never reached mrc: /proc/net/softnet_stat's second column.
+softnet_drops() {
+	local d=0 f
+
+	while read -r _ f _; do
+		d=$((d + 16#$f))
+	done </proc/net/softnet_stat
+	echo "$d"
+}
+drops0=$(softnet_drops)
 t0=$(mrc_now_ms)
 out=$(ip netns exec "$S" "$MRC_INJECT" -E -q "$lport" -s "$PORT" \
 	"$MRC_IP4_A" "${forged[@]}" 2>&1) ||
 	mrc_die "mrc_inject: $out"
 sweep_ms=$(($(mrc_now_ms) - t0))
+backlog=$(($(softnet_drops) - drops0))
 if kill -0 "$cli" 2>/dev/null; then
 	mrc_pass "forged acknowledgments: $nforged sent in $sweep_ms ms," \
 		"the transfer still under way"
@@ -566,7 +578,10 @@ else
 		"client: $(<"$T/cli.err")" "server: $(<"$T/srv.err")"
 fi
 chk_cnt "forged acknowledgments: all dropped and counted, no QP failed" C \
-	"rx_drop_out_of_window >= $nforged && qp_failed == 0"
+	"rx_drop_out_of_window >= $((nforged - backlog)) && qp_failed == 0"
+if [ "$backlog" -gt 0 ]; then
+	mrc_log "# $backlog packets dropped by the backlogs during the sweep"
+fi
 
 # --- 7. receive memory: a forged first packet of 64 MiB ------------------
 

@@ -221,11 +221,6 @@ struct mrc_peer {
 #define MRC_EPOCH_IDLE_MS	1000
 /* A queue pair idle both ways this long is closed. */
 #define MRC_QP_IDLE_MS		3000
-/* A sender silent this long with a message half sent, though there was
- * room for it, is gone or hostile: twice the longest backoff of a
- * retransmission timer.  Its partial messages go when room is short.
- */
-#define MRC_RX_STALL_MS		(2 * MRC_RTO_MAX_US / 1000)
 /* Arrivals one ACK or SACK may cover, unless one must go at once. */
 #define MRC_ACK_EVERY		4
 /* The longest an arrival waits for its acknowledgment (less with an
@@ -281,6 +276,8 @@ struct mrc_rx_msg {
 	u32 rcvd;
 	u32 charge;		/* bytes charged to the socket */
 	bool over;		/* the socket's one message beyond SO_RCVBUF */
+	u32 over_base;		/* ... bytes it had at the period's start */
+	unsigned long over_since;	/* ... that period's start, jiffies */
 	struct in6_addr saddr;	/* IPv4 as v4-mapped */
 	u16 sport;
 };
@@ -374,6 +371,7 @@ struct mrc_qp {
 	u32 rx_bytes;
 	u32 rx_partial;		/* messages with a buffer, not complete */
 	u32 rx_charge;		/* bytes those are charged */
+	bool rx_wait;		/* its next message in order waits for room */
 	unsigned long rx_progress;	/* jiffies: data last placed */
 	unsigned long *rx_bitmap;
 	struct mrc_rx_msg **rx_slots;
@@ -393,6 +391,7 @@ struct mrc_qp {
  * @tx_mem: bytes charged for messages queued, not yet acknowledged
  * @rx_mem: bytes charged for messages being received or waiting
  * @rx_over: a message is admitted beyond SO_RCVBUF (at most one)
+ * @rx_over_wanted: a message next in order was refused for want of it
  * @port: the bound mrc port, 0 while unbound
  * @udp_sport: MRC_SO_UDP_SPORT
  * @closing: close() was called; the socket delivers what it has queued
@@ -411,6 +410,7 @@ struct mrc_sock {
 	atomic64_t tx_mem;
 	atomic64_t rx_mem;
 	atomic_t rx_over;
+	atomic_t rx_over_wanted;	/* a message was refused it */
 	atomic_t rx_starved;	/* some QP owes a window update */
 	u16 port;
 	u16 udp_sport;
@@ -487,7 +487,7 @@ enum mrc_icmp_kind {
 };
 
 void mrc_rx_icmp(struct mrc_net *mn, int family, const struct in6_addr *daddr,
-		 const u8 *p, u16 entropy, enum mrc_icmp_kind kind);
+		 const u8 *p, u16 entropy, enum mrc_icmp_kind kind, u32 mtu);
 
 /* sock.c */
 int mrc_sock_init(void);
@@ -568,7 +568,7 @@ void mrc_qp_tx_reset(struct mrc_qp *qp);
 void mrc_qp_tx_purge(struct mrc_qp *qp);
 void mrc_qp_fail(struct mrc_qp *qp, int err);
 void mrc_qp_icmp(struct mrc_qp *qp, const struct mrc_data_hdr *h, u16 entropy,
-		 enum mrc_icmp_kind kind, struct sk_buff_head *out);
+		 enum mrc_icmp_kind kind, u32 mtu, struct sk_buff_head *out);
 
 /* cc.c */
 void mrc_cc_init(struct mrc_qp *qp, const struct mrc_config *c);

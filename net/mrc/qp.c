@@ -237,6 +237,7 @@ void mrc_qp_rx_purge(struct mrc_qp *qp)
 	}
 	qp->rx_partial = 0;
 	qp->rx_charge = 0;
+	qp->rx_wait = false;
 }
 
 /* Under the QP's lock: may the reaper close it?  A QP of a closing

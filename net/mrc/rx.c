@@ -205,11 +205,20 @@ static bool mrc_rx_charge(struct mrc_qp *qp, struct mrc_rx_msg *m, u16 msn,
 
 	if (!m->over &&
 	    (held + n > rcvbuf || qp->rx_charge + n > rcvbuf - rcvbuf / 4)) {
-		if (msn != qp->rcv_msn || atomic_cmpxchg(&ms->rx_over, 0, 1)) {
+		if (msn != qp->rcv_msn) {
 			*seen = held;
 			return false;
 		}
+		if (atomic_cmpxchg(&ms->rx_over, 0, 1)) {
+			/* Its holder must keep up (mrc_qp_rx_evict()). */
+			atomic_set(&ms->rx_over_wanted, 1);
+			*seen = held;
+			return false;
+		}
+		atomic_set(&ms->rx_over_wanted, 0);
 		m->over = true;
+		m->over_since = jiffies;
+		m->over_base = m->rcvd;
 	}
 	m->charge += n;
 	qp->rx_charge += n;
@@ -484,6 +493,7 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 		m->sport = qp->rport;
 		m->charge = probe.charge;
 		m->over = probe.over;
+		m->over_since = probe.over_since;
 		*slot = m;
 		qp->rx_partial++;
 	} else if (m->len != h->msg_len) {
@@ -496,6 +506,7 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 		goto no_mem;
 	m->rcvd += ctx->len;
 	qp->rx_progress = jiffies;
+	qp->rx_wait = false;
 
 	mrc_qp_stat_inc(qp, MRC_STAT_RX_DATA_PACKETS);
 	mrc_qp_mon(qp, MRC_MON_DATA_RX, ctx->entropy, h->psn);
@@ -541,10 +552,15 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 
 no_mem:
 	mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_NO_MEM);
-	/* Refused: the sender waits for us now, and its silence until
-	 * room comes back says nothing of it (see mrc_qp_rx_evict()).
+	/* Refused its next message in order: the sender waits for us
+	 * now, and its silence until room comes back says nothing of it
+	 * (see mrc_qp_rx_evict()).  Not for a later message: one whose
+	 * next is stuck could keep any partial message alive so.
 	 */
-	qp->rx_progress = jiffies;
+	if (h->msn == qp->rcv_msn) {
+		qp->rx_progress = jiffies;
+		qp->rx_wait = true;
+	}
 	qp->rx_starved = true;
 	atomic_set(&qp->ms->rx_starved, 1);
 	mrc_rx_send_nack(qp, h, MRC_NACK_NO_PKT_BUFFER, ctx, out);
@@ -554,6 +570,7 @@ no_mem:
 	smp_mb();
 	if (rx_mem >= 0 && atomic64_read(&qp->ms->rx_mem) < rx_mem) {
 		qp->rx_starved = false;
+		qp->rx_wait = false;
 		mrc_rx_send_ack(qp, out);
 	}
 	return;
@@ -643,11 +660,12 @@ static void mrc_rx_ack(struct mrc_net *mn, const u8 *p, struct mrc_rx_ctx *ctx)
  *	mrc_hdr_len() to be a data packet's
  * @entropy: its UDP source port
  * @kind: what the error says
+ * @mtu: the next hop's MTU a "too big" error gives (0 if none)
  *
  * Called in softirq context under rcu_read_lock().
  */
 void mrc_rx_icmp(struct mrc_net *mn, int family, const struct in6_addr *daddr,
-		 const u8 *p, u16 entropy, enum mrc_icmp_kind kind)
+		 const u8 *p, u16 entropy, enum mrc_icmp_kind kind, u32 mtu)
 {
 	struct mrc_data_hdr h;
 	struct mrc_sock *ms;
@@ -668,7 +686,7 @@ void mrc_rx_icmp(struct mrc_net *mn, int family, const struct in6_addr *daddr,
 	if (qp->dead)
 		mrc_stat_inc(mn, MRC_STAT_ICMP_IGNORED);
 	else
-		mrc_qp_icmp(qp, &h, entropy, kind, &qp->xq);
+		mrc_qp_icmp(qp, &h, entropy, kind, mtu, &qp->xq);
 	spin_unlock(&qp->lock);
 	mrc_qp_flush(qp);
 }
@@ -741,20 +759,62 @@ drop:
 	kfree_skb(skb);
 }
 
+/* How long a sender with a message half sent may place nothing: twice
+ * the longest backoff of its retransmission timer (rto, if longer than
+ * MRC_RTO_MAX_US, is the longest), assuming its rto is ours.
+ */
+static unsigned long mrc_rx_stall(struct mrc_qp *qp)
+{
+	u32 rto_us;
+
+	rcu_read_lock();
+	rto_us = max_t(u32, mrc_cfg(qp->mn)->rto_us, MRC_RTO_MAX_US);
+	rcu_read_unlock();
+	return usecs_to_jiffies(2 * rto_us);
+}
+
+/* Under the QP's lock: whether its message next in order holds the
+ * socket's place beyond SO_RCVBUF while others want it, and placed less
+ * than SO_RCVBUF (or its rest) over the last stall period.  Such a
+ * sender may trickle a page now and then to keep the place for ever.
+ */
+static bool mrc_rx_over_slow(struct mrc_qp *qp, unsigned long stall,
+			     u32 rcvbuf)
+{
+	struct mrc_rx_msg *m = qp->rx_slots[qp->rcv_msn % MRC_WINDOW];
+	u32 want;
+
+	if (!m || !m->over || m->rcvd >= m->len ||
+	    time_before(jiffies, m->over_since + stall))
+		return false;
+	want = min(rcvbuf, m->len - m->over_base);
+	if (m->rcvd - m->over_base < want &&
+	    atomic_xchg(&qp->ms->rx_over_wanted, 0))
+		return true;
+	/* A new period. */
+	m->over_since = jiffies;
+	m->over_base = m->rcvd;
+	return false;
+}
+
 /**
  * mrc_qp_rx_evict() - drop the partial messages of a sender gone silent,
- * if room is short
+ * or too slow to keep what it holds, if room is short
  * @qp: the queue pair, not locked
  *
  * A message is charged as it arrives, so a sender that stops halfway
  * (gone, or forging the first packets of messages it never sends) keeps
  * what it sent charged until its QP closes.  Once room is short (the
  * socket's place beyond SO_RCVBUF is taken, or SO_RCVBUF is full), the
- * partial messages of a QP that placed nothing for MRC_RX_STALL_MS,
- * though it was never refused for room (then it waits for us, not we
- * for it), are dropped, and the direction's incarnation with them: a
- * live sender's next packet draws NACK 0x0B, and it fails with
- * ECONNRESET rather than wait for a message that can never complete.
+ * partial messages of a QP that placed nothing for a stall period
+ * (mrc_rx_stall()), and is not waiting for room for its next message in
+ * order (then it waits for us, not we for it: until the window update,
+ * which a slow reader may put off), are dropped; so are
+ * those of the QP whose message holds the place beyond SO_RCVBUF, if
+ * others want it and it placed less than SO_RCVBUF in the last period.
+ * The direction's incarnation goes with them: a live sender's next
+ * packet draws NACK 0x0B, and it fails with ECONNRESET rather than wait
+ * for a message that can never complete.
  *
  * Context: process context (the reaper).
  *
@@ -762,19 +822,19 @@ drop:
  */
 bool mrc_qp_rx_evict(struct mrc_qp *qp)
 {
-	struct sock *sk = mrc_to_sk(qp->ms);
-	bool short_of_room, evict;
+	u32 rcvbuf = READ_ONCE(mrc_to_sk(qp->ms)->sk_rcvbuf);
+	unsigned long stall;
+	bool evict;
 
-	short_of_room = atomic_read(&qp->ms->rx_over) ||
-			atomic64_read(&qp->ms->rx_mem) + PAGE_SIZE >
-			READ_ONCE(sk->sk_rcvbuf);
-	if (!short_of_room)
+	if (!atomic_read(&qp->ms->rx_over) &&
+	    atomic64_read(&qp->ms->rx_mem) + PAGE_SIZE <= rcvbuf)
 		return false;
+	stall = mrc_rx_stall(qp);
 	spin_lock_bh(&qp->lock);
 	evict = !qp->dead && qp->rx_open && qp->rx_partial &&
-		!qp->rx_starved &&
-		time_after(jiffies, qp->rx_progress +
-			   msecs_to_jiffies(MRC_RX_STALL_MS));
+		((!qp->rx_wait &&
+		  time_after(jiffies, qp->rx_progress + stall)) ||
+		 mrc_rx_over_slow(qp, stall, rcvbuf));
 	if (evict) {
 		mrc_qp_stat_add(qp, MRC_STAT_RX_EVICTED, qp->rx_partial);
 		mrc_qp_rx_purge(qp);
@@ -810,6 +870,7 @@ void mrc_sock_rx_room(struct mrc_sock *ms)
 		if (owed) {
 			/* Its sender's silence counts from now. */
 			qp->rx_progress = jiffies;
+			qp->rx_wait = false;
 			mrc_rx_send_ack(qp, &qp->xq);
 		}
 		spin_unlock_bh(&qp->lock);

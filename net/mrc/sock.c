@@ -751,6 +751,7 @@ static int mrc_sk_init(struct sock *sk)
 	atomic64_set(&ms->tx_mem, 0);
 	atomic64_set(&ms->rx_mem, 0);
 	atomic_set(&ms->rx_over, 0);
+	atomic_set(&ms->rx_over_wanted, 0);
 	atomic_set(&ms->rx_starved, 0);
 	INIT_HLIST_NODE(&ms->port_node);
 	ms->orig_destruct = sk->sk_destruct;

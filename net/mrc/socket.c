@@ -64,6 +64,7 @@ static void mrc_udp_err(struct sock *sk, struct sk_buff *skb,
 	u8 buf[MRC_DATA_HDR_LEN + MRC_TSETH_LEN + MRC_IMM_LEN];
 	unsigned int off = udp_offset + sizeof(struct udphdr);
 	int family = sk->sk_family, kind, hlen;
+	u32 mtu = 0;
 	struct in6_addr daddr;
 	struct mrc_net *mn;
 	const u8 *p;
@@ -91,9 +92,16 @@ static void mrc_udp_err(struct sock *sk, struct sk_buff *skb,
 	else
 		ipv6_addr_set_v4mapped(((const struct iphdr *)skb->data)->daddr,
 				       &daddr);
+	/* The MTU the error gives: the stack put it into the route of
+	 * the flow without ports, which with routes of several next hops
+	 * may not be the one this packet's value takes.
+	 */
+	if (kind == MRC_ICMP_TOO_BIG)
+		mtu = family == AF_INET6 ? ntohl(icmp6_hdr(skb)->icmp6_mtu) :
+		      ntohs(icmp_hdr(skb)->un.frag.mtu);
 	mrc_rx_icmp(mn, family, &daddr, p,
 		    ntohs(((const struct udphdr *)(skb->data + udp_offset))->source),
-		    kind);
+		    kind, mtu);
 out:
 	rcu_read_unlock();
 }

@@ -618,6 +618,11 @@ void mrc_qp_fail(struct mrc_qp *qp, int err)
 	mrc_sock_qp_failed(qp->ms, err);
 }
 
+/* The least path MTU IPv4 takes from an ICMP error: the stack's
+ * default min_pmtu (512 bytes of payload and two 20-byte headers).
+ */
+#define MRC_IPV4_MIN_PMTU	552
+
 /* The MTU of the route a value takes to the QP's peer, 0 if none. */
 static u32 mrc_qp_value_mtu(struct mrc_qp *qp, u16 entropy)
 {
@@ -639,6 +644,7 @@ static u32 mrc_qp_value_mtu(struct mrc_qp *qp, u16 entropy)
  * @h: the headers of the data packet the error quotes
  * @entropy: the UDP source port it left with
  * @kind: what the error says
+ * @mtu: the next hop's MTU a "too big" error gives, 0 if none
  * @out: where packets to send go
  *
  * ICMP errors are as easily forged as any packet, and late ones are
@@ -655,9 +661,9 @@ static u32 mrc_qp_value_mtu(struct mrc_qp *qp, u16 entropy)
  * limited), is resent now, in IP fragments, instead of at a timeout.
  */
 void mrc_qp_icmp(struct mrc_qp *qp, const struct mrc_data_hdr *h, u16 entropy,
-		 enum mrc_icmp_kind kind, struct sk_buff_head *out)
+		 enum mrc_icmp_kind kind, u32 mtu, struct sk_buff_head *out)
 {
-	u32 n, i, mtu, max, lost = 0;
+	u32 n, i, route, max, lost = 0;
 	struct mrc_config cfg;
 
 	if (qp->state != MRC_QP_STATE_OPEN || !qp->tx_epoch ||
@@ -674,7 +680,17 @@ void mrc_qp_icmp(struct mrc_qp *qp, const struct mrc_data_hdr *h, u16 entropy,
 	rcu_read_lock();
 	cfg = *mrc_cfg(qp->mn);
 	rcu_read_unlock();
-	mtu = mrc_qp_value_mtu(qp, entropy);
+	/* The error's MTU, as the stack would take it (no less than the
+	 * least it accepts), where the route of this packet's value did
+	 * not learn it: the stack keyed what it learnt by the flow without
+	 * ports, which with several next hops may take another.
+	 */
+	if (mtu)
+		mtu = max_t(u32, mtu, qp->family == AF_INET6 ? IPV6_MIN_MTU :
+			    MRC_IPV4_MIN_PMTU);
+	route = mrc_qp_value_mtu(qp, entropy);
+	if (route && (!mtu || route < mtu))
+		mtu = route;
 	if (mtu)
 		mrc_qp_note_mtu(qp, mtu);
 	max = mrc_qp_payload_max(qp, &cfg);
@@ -690,8 +706,12 @@ void mrc_qp_icmp(struct mrc_qp *qp, const struct mrc_data_hdr *h, u16 entropy,
 	for (i = 0; i < n; i++) {
 		struct mrc_tx_pkt *e = mrc_txp(qp, mrc_psn_add(qp->snd_una, i));
 
-		/* Sent in fragments already: those get through. */
-		if (e->flags & (MRC_TXP_SACKED | MRC_TXP_LOST | MRC_TXP_FRAG) ||
+		/* Sent in fragments already: over IPv4 those get through
+		 * (routers fragment them further); IPv6 fragments were cut
+		 * here, to the MTU before this one.
+		 */
+		if (e->flags & (MRC_TXP_SACKED | MRC_TXP_LOST) ||
+		    (e->flags & MRC_TXP_FRAG && qp->family != AF_INET6) ||
 		    e->len <= max)
 			continue;
 		e->flags |= MRC_TXP_LOST | MRC_TXP_LOST_MTU;
@@ -911,16 +931,16 @@ static void mrc_sack_losses(struct mrc_qp *qp, const struct mrc_config *c)
 /* Whether an acknowledgment of the current epoch may be genuine.  The
  * cumulative PSN of an ACK or SACK names one already sent (or the one
  * before the epoch's first): beyond snd_nxt it is forged, or of a
- * confused peer.  A NACK that fails the QP must name a PSN in flight.
- * Late ones, behind snd_una, are common under spraying and harmless.
+ * confused peer; late ones, behind snd_una, are common under spraying
+ * and harmless.  A NACK names the packet it refuses, which is in flight
+ * unless the NACK is late: then, whatever its reason (one fails the QP,
+ * others cut the window or stop sending), it is news of nothing.
  */
 static bool mrc_ack_plausible(struct mrc_qp *qp, const struct mrc_ack_hdr *h)
 {
 	if (h->opcode != MRC_OP_NACK)
 		return mrc_psn_sdiff(h->psn, qp->snd_nxt) < 0;
-	if (h->reason == MRC_NACK_PSN_OOW || h->reason == MRC_NACK_UNEXPECTED)
-		return mrc_psn_inflight(qp, h->psn);
-	return true;
+	return mrc_psn_inflight(qp, h->psn);
 }
 
 /**
@@ -1012,8 +1032,11 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 	}
 	mrc_qp_stat_inc(qp, h->opcode == MRC_OP_ACK ? MRC_STAT_ACK_RX :
 			MRC_STAT_SACK_RX);
-	/* A plain ACK is sent in order or as a window update: room. */
-	if (h->opcode == MRC_OP_ACK)
+	/* A plain ACK is sent in order or as a window update: room, unless
+	 * it is a late one (or forged), from before snd_una.
+	 */
+	if (h->opcode == MRC_OP_ACK &&
+	    mrc_psn_sdiff(mrc_psn_add(h->psn, 1), qp->snd_una) >= 0)
 		qp->peer_starved = false;
 
 	/* A SACK the receiver's timer sent drew no packet: no RTT sample.
