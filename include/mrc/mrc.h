@@ -22,6 +22,7 @@
 #include <net/netns/generic.h>
 
 #include <linux/mrc.h>
+#include <mrc/cc.h>
 #include <mrc/config.h>
 #include <mrc/spray.h>
 #include <mrc/wire.h>
@@ -326,14 +327,11 @@ struct mrc_qp {
 	u32 rto_floor_us;	/* least RTO, raised by spurious timeouts */
 	u32 rto_lo, rto_hi;	/* PSNs in flight at the last timeout */
 	struct mrc_tx_pkt *ring;
-	u32 cwnd;
+	struct mrc_cc cc;	/* the window: include/mrc/cc.h */
 	u32 srtt_us;
 	u32 rttvar_us;
 	u32 base_rtt_us;
 	u32 max_rtt_us;		/* recent longest RTT, decaying */
-	u32 avg_delay_us;
-	u64 last_md_ns;
-	u32 fi_acc;
 	u8 backoff;
 	u8 retries;
 	bool feedback;		/* heard from the peer since the last timeout */

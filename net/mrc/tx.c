@@ -461,7 +461,7 @@ static bool mrc_retransmit_one(struct mrc_qp *qp, u32 max,
 
 		if (!(e->flags & MRC_TXP_LOST))
 			continue;
-		if (qp->inflight && qp->inflight + e->len > qp->cwnd)
+		if (qp->inflight && qp->inflight + e->len > qp->cc.cwnd)
 			return false;
 		mrc_qp_stat_inc(qp, e->flags & MRC_TXP_LOST_RTO ?
 				MRC_STAT_RTX_TIMEOUT : MRC_STAT_RTX_SACK);
@@ -522,7 +522,7 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 			  MRC_WINDOW - 1)
 			break;
 		plen = min(mss, m->len - m->sent);
-		if (qp->inflight && qp->inflight + plen > qp->cwnd)
+		if (qp->inflight && qp->inflight + plen > qp->cc.cwnd)
 			break;
 
 		psn = qp->snd_nxt;
@@ -550,7 +550,7 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 		 * for the receiver's every-MRC_ACK_EVERY acknowledgment.
 		 */
 		if (last ||
-		    (qp->inflight + mss > qp->cwnd &&
+		    (qp->inflight + mss > qp->cc.cwnd &&
 		     qp->inflight < MRC_ACK_EVERY * mss) ||
 		    mrc_psn_diff(qp->snd_nxt, qp->snd_una) >= MRC_WINDOW - 1)
 			flags |= MRC_BTH_ACKREQ;
