@@ -24,6 +24,7 @@
 #include <linux/mrc.h>
 #include <mrc/cc.h>
 #include <mrc/config.h>
+#include <mrc/rxwin.h>
 #include <mrc/spray.h>
 #include <mrc/wire.h>
 
@@ -191,8 +192,9 @@ struct mrc_peer {
  * re-arms the timers it then cancels.
  */
 
-/* PSNs a sender may have in flight, and the receiver's window. */
-#define MRC_WINDOW		256
+/* MRC_WINDOW, the PSNs a sender may have in flight and the receiver's
+ * window, is in include/mrc/rxwin.h.
+ */
 /* Queue pairs one socket, and one namespace, may have: a flood of
  * forged sources cannot allocate without end.
  */
@@ -342,7 +344,7 @@ struct mrc_qp {
 	u16 rx_epoch;
 	u16 rx_prev_epoch;
 	u16 rcv_msn;
-	u32 rcv_nxt;
+	u32 rcv_nxt;		/* the first PSN not received */
 	u32 rx_held;		/* PSNs received ahead of rcv_nxt */
 	u32 rx_unacked;		/* arrivals no ACK or SACK has covered */
 	u32 rx_ackreq;		/* highest PSN that asked for an ACK */
@@ -352,7 +354,7 @@ struct mrc_qp {
 	struct hrtimer ack_timer;	/* acknowledges them, at the latest */
 	u32 rx_bytes;
 	u32 rx_partial;		/* messages with a buffer, not complete */
-	unsigned long *rx_bitmap;
+	unsigned long *rx_bitmap;	/* PSNs held: include/mrc/rxwin.h */
 	struct mrc_rx_msg **rx_slots;
 
 	u64 stats[__MRC_STAT_MAX];
