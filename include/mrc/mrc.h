@@ -25,6 +25,7 @@
 #include <mrc/cc.h>
 #include <mrc/config.h>
 #include <mrc/rxwin.h>
+#include <mrc/sack.h>
 #include <mrc/spray.h>
 #include <mrc/wire.h>
 
@@ -240,21 +241,9 @@ struct mrc_tx_msg {
  */
 #define MRC_MSG_VHEAD		SMP_CACHE_BYTES
 
-/* Sender state of one PSN in flight; indexed by PSN % MRC_WINDOW. */
-struct mrc_tx_pkt {
-	struct mrc_tx_msg *msg;
-	u64 tx_ns;
-	u32 off;
-	u16 len;
-	u16 ev;		/* the entropy value of its last transmission */
-	u8 flags;
-	u8 lost_depth;	/* SACK gap depth it was taken as lost at, or 0 */
-};
-
-#define MRC_TXP_SACKED		0x01	/* the receiver has it */
-#define MRC_TXP_LOST		0x02	/* to be retransmitted */
-#define MRC_TXP_LOST_RTO	0x04	/* ... because of a timeout */
-#define MRC_TXP_RETX		0x08	/* retransmitted at least once */
+/* struct mrc_tx_pkt, the sender's state of one PSN in flight (indexed by
+ * PSN % MRC_WINDOW), is in include/mrc/sack.h.
+ */
 
 /* A message being received, placed page by page as packets arrive. */
 struct mrc_rx_msg {
