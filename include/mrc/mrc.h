@@ -22,7 +22,10 @@
 #include <net/netns/generic.h>
 
 #include <linux/mrc.h>
+#include <mrc/cc.h>
 #include <mrc/config.h>
+#include <mrc/rxwin.h>
+#include <mrc/sack.h>
 #include <mrc/spray.h>
 #include <mrc/wire.h>
 
@@ -201,8 +204,9 @@ struct mrc_peer {
  * re-arms the timers it then cancels.
  */
 
-/* PSNs a sender may have in flight, and the receiver's window. */
-#define MRC_WINDOW		256
+/* MRC_WINDOW, the PSNs a sender may have in flight and the receiver's
+ * window, is in include/mrc/rxwin.h.
+ */
 /* Queue pairs one socket, and one namespace, may have: a flood of
  * forged sources cannot allocate without end.
  */
@@ -248,25 +252,9 @@ struct mrc_tx_msg {
  */
 #define MRC_MSG_VHEAD		SMP_CACHE_BYTES
 
-/* Sender state of one PSN in flight; indexed by PSN % MRC_WINDOW. */
-struct mrc_tx_pkt {
-	struct mrc_tx_msg *msg;
-	u64 tx_ns;
-	u32 off;
-	u16 len;
-	u16 ev;		/* the entropy value of its last transmission */
-	u8 flags;
-	u8 lost_depth;	/* SACK gap depth it was taken as lost at, or 0 */
-};
-
-#define MRC_TXP_SACKED		0x01	/* the receiver has it */
-#define MRC_TXP_LOST		0x02	/* to be retransmitted */
-#define MRC_TXP_LOST_RTO	0x04	/* ... because of a timeout */
-#define MRC_TXP_RETX		0x08	/* retransmitted at least once */
-#define MRC_TXP_FRAG		0x10	/* last sent without DF: IP may
-					 * fragment it on the way
-					 */
-#define MRC_TXP_LOST_MTU	0x20	/* lost: too large for the path */
+/* struct mrc_tx_pkt, the sender's state of one PSN in flight (indexed by
+ * PSN % MRC_WINDOW), is in include/mrc/sack.h.
+ */
 
 /* A message being received, placed page by page as packets arrive. */
 struct mrc_rx_msg {
@@ -342,14 +330,11 @@ struct mrc_qp {
 	u32 rto_floor_us;	/* least RTO, raised by spurious timeouts */
 	u32 rto_lo, rto_hi;	/* PSNs in flight at the last timeout */
 	struct mrc_tx_pkt *ring;
-	u32 cwnd;
+	struct mrc_cc cc;	/* the window: include/mrc/cc.h */
 	u32 srtt_us;
 	u32 rttvar_us;
 	u32 base_rtt_us;
 	u32 max_rtt_us;		/* recent longest RTT, decaying */
-	u32 avg_delay_us;
-	u64 last_md_ns;
-	u32 fi_acc;
 	u8 backoff;
 	u8 retries;
 	bool feedback;		/* heard from the peer since the last timeout */
@@ -360,7 +345,7 @@ struct mrc_qp {
 	u16 rx_epoch;
 	u16 rx_prev_epoch;
 	u16 rcv_msn;
-	u32 rcv_nxt;
+	u32 rcv_nxt;		/* the first PSN not received */
 	u32 rx_held;		/* PSNs received ahead of rcv_nxt */
 	u32 rx_unacked;		/* arrivals no ACK or SACK has covered */
 	u32 rx_ackreq;		/* highest PSN that asked for an ACK */
@@ -373,7 +358,7 @@ struct mrc_qp {
 	u32 rx_charge;		/* bytes those are charged */
 	bool rx_wait;		/* its next message in order waits for room */
 	unsigned long rx_progress;	/* jiffies: data last placed */
-	unsigned long *rx_bitmap;
+	unsigned long *rx_bitmap;	/* PSNs held: include/mrc/rxwin.h */
 	struct mrc_rx_msg **rx_slots;
 
 	u64 stats[__MRC_STAT_MAX];

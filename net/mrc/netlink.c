@@ -207,7 +207,7 @@ static int mrc_nl_put_qp(struct sk_buff *msg, struct mrc_qp *qp)
 	    nla_put_u32(msg, MRC_QP_A_SND_NXT, qp->snd_nxt) ||
 	    nla_put_u32(msg, MRC_QP_A_SND_UNA, qp->snd_una) ||
 	    nla_put_u32(msg, MRC_QP_A_RCV_NXT, qp->rcv_nxt) ||
-	    nla_put_u32(msg, MRC_QP_A_CWND, qp->cwnd) ||
+	    nla_put_u32(msg, MRC_QP_A_CWND, qp->cc.cwnd) ||
 	    nla_put_u32(msg, MRC_QP_A_INFLIGHT, qp->inflight) ||
 	    nla_put_u32(msg, MRC_QP_A_SRTT_US, qp->srtt_us) ||
 	    nla_put_u32(msg, MRC_QP_A_BASE_RTT_US, qp->base_rtt_us) ||

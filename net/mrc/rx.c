@@ -102,13 +102,9 @@ static bool mrc_rx_queue_sack(struct mrc_qp *qp, u32 drew, u16 ts, u16 ev,
 		.rcvd_256 = (qp->rx_bytes >> 8) & 0xffffff,
 	};
 	int d = mrc_psn_sdiff(drew, a.psn);
-	u32 i;
 
 	a.acked_off = clamp(d, -32768, 32767);
-	for (i = 0; i < 64 && i < MRC_WINDOW; i++)
-		if (test_bit(mrc_psn_add(qp->rcv_nxt, i) % MRC_WINDOW,
-			     qp->rx_bitmap))
-			a.bitmap |= BIT_ULL(i);
+	a.bitmap = mrc_rxwin_sack(qp->rx_bitmap, qp->rcv_nxt);
 	return mrc_rx_queue_ack(qp, &a, ev, out);
 }
 
@@ -174,7 +170,7 @@ static void mrc_rx_refuse(struct mrc_net *mn, const struct mrc_data_hdr *h,
 static void mrc_rx_reset(struct mrc_qp *qp, u16 epoch)
 {
 	mrc_qp_rx_purge(qp);
-	bitmap_zero(qp->rx_bitmap, MRC_WINDOW);
+	mrc_rxwin_reset(qp->rx_bitmap);
 	qp->rx_prev_epoch = qp->rx_open ? qp->rx_epoch : 0;
 	qp->rx_epoch = epoch;
 	qp->rx_open = true;
@@ -361,7 +357,7 @@ static bool mrc_rx_ack_now(const struct mrc_qp *qp,
 {
 	return qp->rx_unacked >= MRC_ACK_EVERY || ctx->ecn ||
 	       mrc_psn_sdiff(qp->rx_ackreq, h->psn) >= 0 ||
-	       mrc_psn_sdiff(h->psn, qp->rcv_nxt) >= 64;
+	       mrc_psn_sdiff(h->psn, qp->rcv_nxt) >= MRC_SACK_BITS;
 }
 
 /* How long an arrival may wait for its acknowledgment: well inside the
@@ -413,8 +409,8 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 {
 	bool closing = READ_ONCE(qp->ms->closing);
 	struct mrc_rx_msg *m, **slot;
+	enum mrc_rxwin_verdict v;
 	s64 rx_mem = -1;
-	u32 d, idx;
 	bool ooo;
 
 	/* What a closed socket refuses does not keep it lingering. */
@@ -439,24 +435,17 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 		mrc_rx_reset(qp, h->epoch);
 	}
 
-	d = mrc_psn_diff(h->psn, qp->rcv_nxt);
-	if (d >= MRC_WINDOW) {
-		if (mrc_psn_diff(qp->rcv_nxt, h->psn) <= 0x800000) {
-			/* Behind the window: received and acknowledged.
-			 * The SACK names it, so that a sender learns its
-			 * retransmission was not needed.
-			 */
-			mrc_qp_stat_inc(qp, MRC_STAT_RX_DUP_PACKETS);
-			mrc_rx_send_sack(qp, h->psn, h->ts, true, ctx, out);
-			qp->last_rx = jiffies;
-		} else {
-			mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_OUT_OF_WINDOW);
-			mrc_rx_send_nack(qp, h, MRC_NACK_PSN_OOW, ctx, out);
-		}
+	v = mrc_rxwin_check(qp->rx_bitmap, qp->rcv_nxt, h->psn);
+	if (v == MRC_RXWIN_AHEAD) {
+		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_OUT_OF_WINDOW);
+		mrc_rx_send_nack(qp, h, MRC_NACK_PSN_OOW, ctx, out);
 		return;
 	}
-	idx = h->psn % MRC_WINDOW;
-	if (test_bit(idx, qp->rx_bitmap)) {
+	if (v != MRC_RXWIN_NEW) {
+		/* Received already, in the window or behind it (and
+		 * acknowledged).  The SACK names it, so that a sender
+		 * learns its retransmission was not needed.
+		 */
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_DUP_PACKETS);
 		mrc_rx_send_sack(qp, h->psn, h->ts, true, ctx, out);
 		qp->last_rx = jiffies;
@@ -511,7 +500,7 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 	mrc_qp_stat_inc(qp, MRC_STAT_RX_DATA_PACKETS);
 	mrc_qp_mon(qp, MRC_MON_DATA_RX, ctx->entropy, h->psn);
 	qp->rx_bytes += ctx->len;
-	set_bit(idx, qp->rx_bitmap);
+	mrc_rxwin_mark(qp->rx_bitmap, h->psn);
 	qp->rx_held++;
 	ooo = h->psn != qp->rcv_nxt;
 	if (ooo && !(h->flags & MRC_BTH_RETX))
@@ -522,11 +511,7 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 	if (h->flags & MRC_BTH_ACKREQ &&
 	    mrc_psn_sdiff(h->psn, qp->rx_ackreq) > 0)
 		qp->rx_ackreq = h->psn;
-	while (test_bit(qp->rcv_nxt % MRC_WINDOW, qp->rx_bitmap)) {
-		clear_bit(qp->rcv_nxt % MRC_WINDOW, qp->rx_bitmap);
-		qp->rcv_nxt = mrc_psn_add(qp->rcv_nxt, 1);
-		qp->rx_held--;
-	}
+	qp->rx_held -= mrc_rxwin_advance(qp->rx_bitmap, &qp->rcv_nxt);
 	mrc_rx_complete(qp);
 
 	qp->rx_unacked++;

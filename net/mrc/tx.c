@@ -303,8 +303,7 @@ static struct mrc_tx_pkt *mrc_txp(struct mrc_qp *qp, u32 psn)
 
 static bool mrc_psn_inflight(struct mrc_qp *qp, u32 psn)
 {
-	return mrc_psn_diff(psn, qp->snd_una) <
-	       mrc_psn_diff(qp->snd_nxt, qp->snd_una);
+	return mrc_sb_inflight(qp->snd_una, qp->snd_nxt, psn);
 }
 
 static u8 mrc_data_opcode(const struct mrc_tx_pkt *e)
@@ -465,7 +464,7 @@ static bool mrc_retransmit_one(struct mrc_qp *qp, u32 max,
 
 		if (!(e->flags & MRC_TXP_LOST))
 			continue;
-		if (qp->inflight && qp->inflight + e->len > qp->cwnd)
+		if (qp->inflight && qp->inflight + e->len > qp->cc.cwnd)
 			return false;
 		mrc_qp_stat_inc(qp, e->flags & MRC_TXP_LOST_RTO ?
 				MRC_STAT_RTX_TIMEOUT :
@@ -529,7 +528,7 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 			  MRC_WINDOW - 1)
 			break;
 		plen = min(mss, m->len - m->sent);
-		if (qp->inflight && qp->inflight + plen > qp->cwnd)
+		if (qp->inflight && qp->inflight + plen > qp->cc.cwnd)
 			break;
 
 		psn = qp->snd_nxt;
@@ -557,7 +556,7 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 		 * for the receiver's every-MRC_ACK_EVERY acknowledgment.
 		 */
 		if (last ||
-		    (qp->inflight + mss > qp->cwnd &&
+		    (qp->inflight + mss > qp->cc.cwnd &&
 		     qp->inflight < MRC_ACK_EVERY * mss) ||
 		    mrc_psn_diff(qp->snd_nxt, qp->snd_una) >= MRC_WINDOW - 1)
 			flags |= MRC_BTH_ACKREQ;
@@ -843,24 +842,12 @@ static void mrc_rtt_sample(struct mrc_qp *qp, const struct mrc_tx_pkt *e,
 /* A packet the receiver has: out of the flight and the loss count. */
 static u32 mrc_txp_sacked(struct mrc_qp *qp, struct mrc_tx_pkt *e)
 {
-	if (e->flags & MRC_TXP_SACKED)
-		return 0;
-	if (e->flags & MRC_TXP_LOST)
-		qp->nr_lost--;
-	else
-		qp->inflight -= e->len;
-	e->flags = (e->flags & ~(MRC_TXP_LOST | MRC_TXP_LOST_RTO |
-				 MRC_TXP_LOST_MTU)) |
-		   MRC_TXP_SACKED;
-	return e->len;
+	return mrc_sb_sacked(e, &qp->inflight, &qp->nr_lost);
 }
 
 static void mrc_note_received(struct mrc_qp *qp, u32 psn)
 {
-	u32 next = mrc_psn_add(psn, 1);
-
-	if (mrc_psn_sdiff(next, qp->high_sacked) > 0)
-		qp->high_sacked = next;
+	mrc_sb_received(&qp->high_sacked, psn);
 }
 
 /* A SACK says a duplicate of @psn reached the receiver: a copy was sent
@@ -897,35 +884,15 @@ static void mrc_note_dup(struct mrc_qp *qp, u32 psn,
 
 static void mrc_sack_losses(struct mrc_qp *qp, const struct mrc_config *c)
 {
-	u32 depth = max(c->sack_loss_min_retx_pkts, qp->reorder), psn, highest;
-	u64 now = ktime_get_ns();
+	struct mrc_sb_loss l = {
+		.now_ns = ktime_get_ns(),
+		.depth = max(c->sack_loss_min_retx_pkts, qp->reorder),
+		.srtt_us = qp->srtt_us,
+		.max_rtt_us = qp->max_rtt_us,
+	};
 
-	if (mrc_psn_sdiff(qp->high_sacked, qp->snd_una) <= 0)
-		return;
-	highest = mrc_psn_add(qp->high_sacked, MRC_PSN_MASK);
-	for (psn = qp->snd_una; mrc_psn_sdiff(highest, psn) > (int)depth;
-	     psn = mrc_psn_add(psn, 1)) {
-		struct mrc_tx_pkt *e = mrc_txp(qp, psn);
-
-		if (e->flags & (MRC_TXP_SACKED | MRC_TXP_LOST))
-			continue;
-		/* A retransmission gets a round trip before it is lost. */
-		if (e->flags & MRC_TXP_RETX &&
-		    now - e->tx_ns < (u64)max(qp->srtt_us, 1U) * 2 *
-		    NSEC_PER_USEC)
-			continue;
-		/* Sprayed packets take paths of different delays: one that
-		 * later packets overtook is lost only once it has been out
-		 * longer than the slowest path's recent RTT.
-		 */
-		if (now - e->tx_ns < (u64)qp->max_rtt_us * 3 / 2 *
-		    NSEC_PER_USEC)
-			continue;
-		e->flags |= MRC_TXP_LOST;
-		e->lost_depth = min(mrc_psn_sdiff(highest, psn), 255);
-		qp->inflight -= e->len;
-		qp->nr_lost++;
-	}
+	mrc_sb_losses(qp->ring, qp->snd_una, qp->high_sacked, &l,
+		      &qp->inflight, &qp->nr_lost);
 }
 
 /* Whether an acknowledgment of the current epoch may be genuine.  The
