@@ -3,7 +3,7 @@
  * mrc_inject: send crafted mrc payloads over an ordinary UDP socket.
  *
  *   mrc_inject [-c COUNT] [-p PORT] [-q DQPN] [-s SPORT] [-e EPOCH | -E]
- *              [-n PSN] [-m MSN] ADDRESS KIND [KIND...]
+ *              [-n PSN] [-m MSN] [-o OFFSET] ADDRESS KIND [KIND...]
  *   mrc_inject -l
  *
  * ADDRESS is an IPv4 or IPv6 literal (127.0.0.1, ::1); PORT defaults to
@@ -19,8 +19,8 @@
  * message length), [immediate], then payload bytes 0xa0 + i (i counted
  * from the start of the UDP payload).  The BTH's destination QP is DQPN
  * (the receiving socket's mrc port; default 0x11, where nothing is bound),
- * its PSN the kind's unless -n is given.  -s, -e and -m default to 7000,
- * 0x1234 and the kind's MSN.  Probes carry a PETH: probe number 7, the
+ * its PSN the kind's unless -n is given, its RETH offset the kind's unless
+ * -o is.  -s, -e and -m default to 7000, 0x1234 and the kind's MSN.  Probes carry a PETH: probe number 7, the
  * ports SPORT and DQPN, timestamp 0x1234.
  *
  * The forged acknowledgments (ack-forged, nack-oow, nack-refused) are
@@ -153,6 +153,10 @@ static const struct kind kinds[] = {
 	{ "data-first-64m",	DATA_64, MRC_OP_WRITE_FIRST, 0, MRC_BTH_ACKREQ |
 				MRC_BTH_START, "accepted, held",
 				.msglen = 64u << 20 },
+	/* More of it: 64 bytes at -o (default 4096), PSN -n (default 1). */
+	{ "data-middle-64m",	DATA_64, MRC_OP_WRITE_MIDDLE, 0, MRC_BTH_ACKREQ |
+				MRC_BTH_START, "accepted, held", .psn = 1,
+				.offset = 4096, .msglen = 64u << 20 },
 	/* 64 payload bytes of a 32-byte message */
 	{ "data-overrun",	DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ,
 				"malformed", .psn = 1, .msn = 1, .msglen = 32 },
@@ -175,7 +179,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: mrc_inject [-c COUNT] [-p PORT] [-q DQPN] [-s SPORT]\n"
-		"                  [-e EPOCH | -E] [-n PSN] [-m MSN] ADDRESS KIND...\n"
+		"                  [-e EPOCH | -E] [-n PSN] [-m MSN] [-o OFFSET]\n"
+		"                  ADDRESS KIND...\n"
 		"       mrc_inject -l\n"
 		"KIND: a preset of -l, or raw:LEN:OPCODE[:B1[:B8]]\n");
 	exit(1);
@@ -188,6 +193,7 @@ struct fields {
 	__u16 epoch;
 	long psn;		/* -1: the kind's */
 	long msn;		/* -1: the kind's */
+	long long offset;	/* -1: the kind's */
 };
 
 static void put_be(__u8 *p, __u64 v, int n)
@@ -287,7 +293,7 @@ static void build(const struct kind *k, const struct fields *f, __u8 *p)
 		if (!msglen)
 			msglen = k->opcode == MRC_OP_WRITE_FIRST ? 4 * payload :
 								   payload;
-		put_be(reth, k->offset, 8);
+		put_be(reth, f->offset >= 0 ? (__u64)f->offset : k->offset, 8);
 		put_be(reth + 8, f->sport, 2);
 		put_be(reth + 10, f->epoch, 2);
 		put_be(reth + 12, msglen, 4);
@@ -312,13 +318,13 @@ int main(int argc, char **argv)
 	static __u8 buf[65536];
 	struct sockaddr_storage ss = { 0 };
 	unsigned long count = 1, port = MRC_UDP_PORT, i, e, e0, e1;
-	struct fields f = { 0x11, 7000, 0x1234, -1, -1 };
+	struct fields f = { 0x11, 7000, 0x1234, -1, -1, -1 };
 	struct kind raw, *k;
 	socklen_t sslen;
 	const char *addr;
 	int opt, fd, a, sweep = 0;
 
-	while ((opt = getopt(argc, argv, "c:p:q:s:e:En:m:l")) != -1) {
+	while ((opt = getopt(argc, argv, "c:p:q:s:e:En:m:o:l")) != -1) {
 		switch (opt) {
 		case 'c':
 			count = num(optarg, 1000000, "count");
@@ -340,6 +346,9 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			f.psn = num(optarg, MRC_PSN_MASK, "PSN");
+			break;
+		case 'o':
+			f.offset = num(optarg, 0xffffffffUL, "offset");
 			break;
 		case 'm':
 			f.msn = num(optarg, 65535, "MSN");
