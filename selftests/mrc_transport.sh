@@ -30,7 +30,9 @@
 #   3. the path's MTU, at the default mss of 4096: links of MTU 1500
 #      (IPv4 and IPv6), where every packet is cut to what the MTU
 #      holds, and 9000, where none is; and the MTU lowered from 9000 to
-#      1500 mid-transfer.  Every message verified.
+#      1500 mid-transfer, at the client's own link (IPv4) and at a
+#      router's (IPv6: packet too big acted on at once, icmp_too_big,
+#      total_rtx_mtu).  Every message verified.
 #   4. a black hole (netem loss 100 %) with retry-limit 3 and rto 2 ms:
 #      the client fails with ETIMEDOUT within 20 s; qp_failed and
 #      total_timeouts say why.
@@ -427,6 +429,69 @@ chk_eq "MTU 9000 -> 1500 mid-transfer: the link's MTU after" \
 # More packets than 40 MiB at the mss take, fewer than at 1440 bytes.
 chk_cnt "MTU 9000 -> 1500 mid-transfer: packets cut after the change" C \
 	"tx_data_packets > $((40 * 256 * 11 / 10))"
+
+# A router's link toward the server falls to MTU 1500 mid-transfer, over
+# IPv6: routers there never fragment, so each packet of 4096 bytes in
+# flight draws an ICMPv6 "packet too big" from the router, which the
+# client's QP acts on (icmp_too_big), resending the packets it cut before
+# at once in fragments of its own (total_rtx_mtu), and its route learns
+# the MTU.  Every message arrives.
+#
+#   client fd00::1 ==== fd00::fe router fd01::fe ==== fd01::2 server
+mrc_log "# IPv6: a router's MTU 9000 -> 1500 mid-transfer"
+mrc_netns_add
+C=$MRC_NS
+mrc_netns_add
+R=$MRC_NS
+mrc_netns_add
+S=$MRC_NS
+MRC_DUMP_NS=$S
+mrc_modprobe veth
+ip link add mrc-a netns "$C" mtu 9000 type veth peer name r-a netns "$R" \
+	mtu 9000 || mrc_die "cannot build the line"
+ip link add r-b netns "$R" mtu 9000 type veth peer name mrc-b netns "$S" \
+	mtu 9000 || mrc_die "cannot build the line"
+ip -n "$C" -b - <<-EOF || mrc_die "cannot set up the client"
+	link set lo up
+	addr add fd00::1/64 dev mrc-a nodad
+	link set mrc-a up
+	route add default via fd00::fe
+	EOF
+ip -n "$R" -b - <<-EOF || mrc_die "cannot set up the router"
+	link set lo up
+	addr add fd00::fe/64 dev r-a nodad
+	addr add fd01::fe/64 dev r-b nodad
+	link set r-a up
+	link set r-b up
+	EOF
+ip -n "$S" -b - <<-EOF || mrc_die "cannot set up the server"
+	link set lo up
+	addr add fd01::2/64 dev mrc-b nodad
+	link set mrc-b up
+	route add default via fd01::fe
+	EOF
+ip netns exec "$R" sysctl -q -w net.ipv6.conf.all.forwarding=1 ||
+	mrc_die "cannot make $R a router"
+mrc_netem "$C" mrc-a rate 100mbit || mrc_die "cannot set up netem"
+( mrc_sleep 1
+  ip -n "$R" link set r-b mtu 1500 ) &
+mtupid=$!
+MRC_IP6_B=fd01::2 xfer -6 -s 1048576 -n 40 -c 4 "${BUF1M[@]}"
+wait "$mtupid"
+chk_run "IPv6 router's MTU 9000 -> 1500 mid-transfer: 40 x 1 MiB" 40 1048576
+chk_cnt "IPv6 router's MTU 1500: packet too big acted on, packets resent" C \
+	"icmp_too_big >= 1 && total_rtx_mtu >= 1"
+# Cut to 1420 bytes after the change: more than 40 MiB at the mss take.
+chk_cnt "IPv6 router's MTU 1500: packets cut after the change" C \
+	"tx_data_packets > $((40 * 256 * 11 / 10))"
+v=$(ip -n "$C" -6 route get fd01::2 2>&1)
+if [[ $v == *"mtu 1500"* ]]; then
+	mrc_pass "IPv6 router's MTU 1500: the client's route learnt it" \
+		"($(tr -s ' \n' ' ' <<<"$v"))"
+else
+	mrc_fail "IPv6 router's MTU 1500: the client's route has no mtu 1500" \
+		"$v"
+fi
 
 # --- 4. a black hole -----------------------------------------------------
 
