@@ -70,7 +70,7 @@ if [ "${1:-}" = check ]; then
 fi
 
 pkgs=(
-	make gcc libc6-dev pkg-config libmnl-dev sparse
+	make gcc libc6-dev pkg-config libmnl-dev sparse clang libbpf-dev
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1
 	"${req_pkgs[@]}"
 )
