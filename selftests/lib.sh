@@ -678,6 +678,74 @@ mrc_veth_pair() {
 	}
 }
 
+# A line of three namespaces, the middle one routing between the others:
+#
+#   NS_A mrc-a 10.0.0.1/24 ==== r-a 10.0.0.254/24 NS_R r-b 10.0.1.254/24
+#              fd00::1/64            fd00::fe/64           fd01::fe/64
+#        ==== mrc-b 10.0.1.2/24 NS_B
+#                   fd01::2/64
+#
+# Each end's default routes go through NS_R; IPv6 without DAD.
+MRC_LINE_IP4_B=10.0.1.2 MRC_LINE_IP6_B=fd01::2
+
+# mrc_routed_line NS_A NS_R NS_B [MTU]: the line above (MTU 1500 unless
+# told otherwise, on all four ends).  Returns 1, having said why, when it
+# cannot be built.
+mrc_routed_line() {
+	local a=$1 r=$2 b=$3 mtu=${4:-1500} out
+
+	mrc_modprobe veth
+	out=$(ip link add mrc-a netns "$a" mtu "$mtu" type veth peer name r-a \
+		netns "$r" mtu "$mtu" 2>&1 &&
+	      ip link add r-b netns "$r" mtu "$mtu" type veth peer name mrc-b \
+		netns "$b" mtu "$mtu" 2>&1) || {
+		echo "# ip link add veth: $out"
+		return 1
+	}
+	out=$(ip -n "$a" -b - 2>&1 <<-EOF
+		link set lo up
+		addr add 10.0.0.1/24 dev mrc-a
+		addr add fd00::1/64 dev mrc-a nodad
+		link set mrc-a up
+		route add default via 10.0.0.254
+		route add default via fd00::fe
+		EOF
+	) || {
+		echo "# setting up $a: $out"
+		return 1
+	}
+	out=$(ip -n "$r" -b - 2>&1 <<-EOF
+		link set lo up
+		addr add 10.0.0.254/24 dev r-a
+		addr add fd00::fe/64 dev r-a nodad
+		addr add 10.0.1.254/24 dev r-b
+		addr add fd01::fe/64 dev r-b nodad
+		link set r-a up
+		link set r-b up
+		EOF
+	) || {
+		echo "# setting up $r: $out"
+		return 1
+	}
+	out=$(ip -n "$b" -b - 2>&1 <<-EOF
+		link set lo up
+		addr add 10.0.1.2/24 dev mrc-b
+		addr add fd01::2/64 dev mrc-b nodad
+		link set mrc-b up
+		route add default via 10.0.1.254
+		route add default via fd01::fe
+		EOF
+	) || {
+		echo "# setting up $b: $out"
+		return 1
+	}
+	out=$(ip netns exec "$r" sysctl -q -w net.ipv4.ip_forward=1 \
+		net.ipv6.conf.all.forwarding=1 2>&1) || {
+		echo "# making $r a router: $out"
+		return 1
+	}
+}
+
 # mrc_netem NS DEV ARGS...: a netem root qdisc (ARGS as tc takes them) on
 # DEV in NS, replacing what is there; "mrc_netem NS DEV none" removes it.
 mrc_netem() {

@@ -446,37 +446,12 @@ R=$MRC_NS
 mrc_netns_add
 S=$MRC_NS
 MRC_DUMP_NS=$S
-mrc_modprobe veth
-ip link add mrc-a netns "$C" mtu 9000 type veth peer name r-a netns "$R" \
-	mtu 9000 || mrc_die "cannot build the line"
-ip link add r-b netns "$R" mtu 9000 type veth peer name mrc-b netns "$S" \
-	mtu 9000 || mrc_die "cannot build the line"
-ip -n "$C" -b - <<-EOF || mrc_die "cannot set up the client"
-	link set lo up
-	addr add fd00::1/64 dev mrc-a nodad
-	link set mrc-a up
-	route add default via fd00::fe
-	EOF
-ip -n "$R" -b - <<-EOF || mrc_die "cannot set up the router"
-	link set lo up
-	addr add fd00::fe/64 dev r-a nodad
-	addr add fd01::fe/64 dev r-b nodad
-	link set r-a up
-	link set r-b up
-	EOF
-ip -n "$S" -b - <<-EOF || mrc_die "cannot set up the server"
-	link set lo up
-	addr add fd01::2/64 dev mrc-b nodad
-	link set mrc-b up
-	route add default via fd01::fe
-	EOF
-ip netns exec "$R" sysctl -q -w net.ipv6.conf.all.forwarding=1 ||
-	mrc_die "cannot make $R a router"
+mrc_routed_line "$C" "$R" "$S" 9000 || mrc_die "cannot build the line"
 mrc_netem "$C" mrc-a rate 100mbit || mrc_die "cannot set up netem"
 ( mrc_sleep 1
   ip -n "$R" link set r-b mtu 1500 ) &
 mtupid=$!
-MRC_IP6_B=fd01::2 xfer -6 -s 1048576 -n 40 -c 4 "${BUF1M[@]}"
+MRC_IP6_B=$MRC_LINE_IP6_B xfer -6 -s 1048576 -n 40 -c 4 "${BUF1M[@]}"
 wait "$mtupid"
 chk_run "IPv6 router's MTU 9000 -> 1500 mid-transfer: 40 x 1 MiB" 40 1048576
 chk_cnt "IPv6 router's MTU 1500: packet too big acted on, packets resent" C \
@@ -484,7 +459,7 @@ chk_cnt "IPv6 router's MTU 1500: packet too big acted on, packets resent" C \
 # Cut to 1420 bytes after the change: more than 40 MiB at the mss take.
 chk_cnt "IPv6 router's MTU 1500: packets cut after the change" C \
 	"tx_data_packets > $((40 * 256 * 11 / 10))"
-v=$(ip -n "$C" -6 route get fd01::2 2>&1)
+v=$(ip -n "$C" -6 route get "$MRC_LINE_IP6_B" 2>&1)
 if [[ $v == *"mtu 1500"* ]]; then
 	mrc_pass "IPv6 router's MTU 1500: the client's route learnt it" \
 		"($(tr -s ' \n' ' ' <<<"$v"))"

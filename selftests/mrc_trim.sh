@@ -63,41 +63,10 @@ R=$MRC_NS
 mrc_netns_add
 S=$MRC_NS
 MRC_DUMP_NS=$S
-mrc_modprobe veth
-ip link add mrc-a netns "$C" type veth peer name r-a netns "$R" ||
-	mrc_die "cannot build the line"
-ip link add r-b netns "$R" type veth peer name mrc-b netns "$S" ||
-	mrc_die "cannot build the line"
-ip -n "$C" -b - <<-EOF || mrc_die "cannot set up the sender"
-	link set lo up
-	addr add 10.0.0.1/24 dev mrc-a
-	addr add fd00::1/64 dev mrc-a nodad
-	link set mrc-a up
-	route add default via 10.0.0.254
-	route add default via fd00::fe
-	EOF
-ip -n "$R" -b - <<-EOF || mrc_die "cannot set up the router"
-	link set lo up
-	addr add 10.0.0.254/24 dev r-a
-	addr add fd00::fe/64 dev r-a nodad
-	addr add 10.0.1.254/24 dev r-b
-	addr add fd01::fe/64 dev r-b nodad
-	link set r-a up
-	link set r-b up
-	EOF
-ip -n "$S" -b - <<-EOF || mrc_die "cannot set up the receiver"
-	link set lo up
-	addr add 10.0.1.2/24 dev mrc-b
-	addr add fd01::2/64 dev mrc-b nodad
-	link set mrc-b up
-	route add default via 10.0.1.254
-	route add default via fd01::fe
-	EOF
-ip netns exec "$R" sysctl -q -w net.ipv4.ip_forward=1 \
-	net.ipv6.conf.all.forwarding=1 || mrc_die "cannot make a router"
+mrc_routed_line "$C" "$R" "$S" || mrc_die "cannot build the line"
 ip netns exec "$R" ethtool -K r-b tx off >/dev/null ||
 	mrc_die "cannot turn r-b's checksum offload off"
-DST4=10.0.1.2 DST6=fd01::2
+DST4=$MRC_LINE_IP4_B DST6=$MRC_LINE_IP6_B
 # Not "tc -n": it would run tc in a mount namespace of its own, with a
 # /sys of that network namespace and no /sys/fs/bpf, and the maps would
 # be pinned where mrc_trimctl cannot see them.
