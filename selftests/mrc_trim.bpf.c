@@ -70,6 +70,7 @@ static __always_inline int decide(struct mrc_trim_cfg *cfg,
 				  struct mrc_trim_stats *st, __u32 len)
 {
 	__u64 now = bpf_ktime_get_ns(), drained;
+	__u32 r = bpf_get_prandom_u32();
 	int trim = 0;
 
 	/* No helper may be called with the lock held. */
@@ -81,6 +82,9 @@ static __always_inline int decide(struct mrc_trim_cfg *cfg,
 			st->n = 0;
 			trim = 1;
 		}
+		break;
+	case MRC_TRIM_PROB:
+		trim = r < cfg->arg;
 		break;
 	case MRC_TRIM_BACKLOG:
 		if (st->last_ns && now > st->last_ns) {
@@ -274,14 +278,7 @@ int mrc_trim(struct __sk_buff *skb)
 	if (skb->len <= keep)
 		return TC_ACT_OK;
 
-	trim = cfg->rule == MRC_TRIM_PROB ?
-	       bpf_get_prandom_u32() < cfg->arg : decide(cfg, st, skb->len);
-	if (cfg->rule == MRC_TRIM_PROB) {
-		bpf_spin_lock(&st->lock);
-		st->data++;
-		st->trimmed += trim;
-		bpf_spin_unlock(&st->lock);
-	}
+	trim = decide(cfg, st, skb->len);
 	if (!trim)
 		return TC_ACT_OK;
 	if (rewrite(skb, v6, l3, l4, keep, cfg->dscp))
