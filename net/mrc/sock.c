@@ -281,31 +281,41 @@ static int mrc_put_addr(struct sock *sk, void *uaddr,
  * route's), a bind program's leave to bind a privileged port (mrc ports
  * need no privilege).  Called once @uaddr was found valid.
  */
+enum mrc_addr_op {
+	MRC_ADDR_BIND,
+	MRC_ADDR_CONNECT,
+	MRC_ADDR_SENDMSG,
+};
+
 static int mrc_cgroup_addr(struct sock *sk, struct sockaddr *uaddr,
-			   enum cgroup_bpf_attach_type t)
+			   enum mrc_addr_op op)
 {
+#ifdef CONFIG_CGROUP_BPF
+	bool v6 = sk->sk_family == AF_INET6;
 	struct in6_addr src = {};
 	u32 flags = 0;
 
 	/* The macros need the type as a constant: one static key each. */
-	switch (t) {
-	case CGROUP_INET4_BIND:
+	switch (op) {
+	case MRC_ADDR_BIND:
+		if (v6)
+			return BPF_CGROUP_RUN_PROG_INET_BIND_LOCK(sk, uaddr,
+					CGROUP_INET6_BIND, &flags);
 		return BPF_CGROUP_RUN_PROG_INET_BIND_LOCK(sk, uaddr,
 				CGROUP_INET4_BIND, &flags);
-	case CGROUP_INET6_BIND:
-		return BPF_CGROUP_RUN_PROG_INET_BIND_LOCK(sk, uaddr,
-				CGROUP_INET6_BIND, &flags);
-	case CGROUP_INET4_CONNECT:
+	case MRC_ADDR_CONNECT:
+		if (v6)
+			return BPF_CGROUP_RUN_PROG_INET6_CONNECT_LOCK(sk, uaddr);
 		return BPF_CGROUP_RUN_PROG_INET4_CONNECT_LOCK(sk, uaddr);
-	case CGROUP_INET6_CONNECT:
-		return BPF_CGROUP_RUN_PROG_INET6_CONNECT_LOCK(sk, uaddr);
-	case CGROUP_UDP4_SENDMSG:
+	case MRC_ADDR_SENDMSG:
+		if (v6)
+			return BPF_CGROUP_RUN_PROG_UDP6_SENDMSG_LOCK(sk, uaddr,
+								     &src);
 		return BPF_CGROUP_RUN_PROG_UDP4_SENDMSG_LOCK(sk, uaddr, &src);
-	case CGROUP_UDP6_SENDMSG:
-		return BPF_CGROUP_RUN_PROG_UDP6_SENDMSG_LOCK(sk, uaddr, &src);
-	default:
-		return 0;
 	}
+#endif
+	/* A kernel without cgroup BPF has no such programs to run. */
+	return 0;
 }
 
 static int mrc_bind(struct socket *sock, struct sockaddr *uaddr, int len)
@@ -318,9 +328,7 @@ static int mrc_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	ret = mrc_get_addr(sock->sk, uaddr, len, &addr, &port);
 	if (ret)
 		return ret;
-	ret = mrc_cgroup_addr(sock->sk, uaddr,
-			      sock->sk->sk_family == AF_INET6 ?
-			      CGROUP_INET6_BIND : CGROUP_INET4_BIND);
+	ret = mrc_cgroup_addr(sock->sk, uaddr, MRC_ADDR_BIND);
 	if (ret)
 		return ret;
 	ret = mrc_get_addr(sock->sk, uaddr, len, &addr, &port);
@@ -344,9 +352,7 @@ static int mrc_connect(struct socket *sock, struct sockaddr *uaddr, int len,
 	}
 	ret = mrc_get_addr(sk, uaddr, len, &addr, &port);
 	if (!ret)
-		ret = mrc_cgroup_addr(sk, uaddr, sk->sk_family == AF_INET6 ?
-				      CGROUP_INET6_CONNECT :
-				      CGROUP_INET4_CONNECT);
+		ret = mrc_cgroup_addr(sk, uaddr, MRC_ADDR_CONNECT);
 	if (!ret)
 		ret = mrc_get_addr(sk, uaddr, len, &addr, &port);
 	if (ret)
@@ -430,9 +436,7 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 				   &port);
 		if (!ret)
 			ret = mrc_cgroup_addr(sk, msg->msg_name,
-					      sk->sk_family == AF_INET6 ?
-					      CGROUP_UDP6_SENDMSG :
-					      CGROUP_UDP4_SENDMSG);
+					      MRC_ADDR_SENDMSG);
 		if (!ret)
 			ret = mrc_get_addr(sk, msg->msg_name,
 					   msg->msg_namelen, &addr, &port);
