@@ -103,6 +103,25 @@ def failover:
 	"",
 	"Sampler: \(.sampler)";
 
+def trimming:
+	"## Congestion signals on the 4 x 50 Mbit/s fabric",
+	"",
+	"\(.repetitions) repetition(s) of \(.seconds) s per case; one mrc " +
+	"socket, 1 MiB messages, 8 in flight.  Trimming spines trim above " +
+	"\(.trim_backlog_bytes) bytes of backlog.  Fabric use: median / " +
+	"\(.fabric_mbps) Mbit/s; issue #14 asks for \(.goal | pct) with " +
+	"trimming spines (\(.hope | pct) hoped for).",
+	"",
+	"| case | median Mbit/s | min | max | fabric use | trimmed | CE skip marks | values marked | timeouts | spine queue drops | verified | lost | corrupted |",
+	"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+	(.cases[] |
+	 "| \(.description) | \(.goodput_mbps.median | r1) | " +
+	 "\(.goodput_mbps.min | r1) | \(.goodput_mbps.max | r1) | " +
+	 "\(.fabric_utilisation | pct) | \(.trimmed) | \(.ce_skip_marks) | " +
+	 "\(.values_marked) | \(.timeouts) | \(.spine_drops) | " +
+	 "\(.verified) | \(.lost) | " +
+	 "\(.errors)\(if .ok then "" else " (a run FAILED)" end) |");
+
 "# mrc benchmarks",
 "",
 (.meta | "Started \(.started); VM kernel \(.vm_kernel), \(.vm_cpus) CPUs under \(.vm_accel // "?")" +
@@ -116,5 +135,6 @@ def failover:
 "",
 (.benchmarks |
  (if .goodput then (.goodput | goodput), "" else empty end),
- (if .failover then (.failover | failover), "" else empty end))
+ (if .failover then (.failover | failover), "" else empty end),
+ (if .trimming then (.trimming | trimming), "" else empty end))
 ' "$1"

@@ -8,7 +8,7 @@
 # BENCH-RESULTS-BEGIN and BENCH-RESULTS-END for tools/bench/bench.sh
 # (make bench), which writes them under Documentation/benchmarks/.
 #
-#   tools/vm/run-vm -- bash tools/bench/run.sh [goodput] [failover]
+#   tools/vm/run-vm -- bash tools/bench/run.sh [goodput] [failover] [trimming]
 #   tools/vm/run-vm -- env QUICK=1 bash tools/bench/run.sh
 #
 # Each benchmark is tools/bench/NAME.sh, whose bench_NAME leaves one JSON
@@ -26,8 +26,9 @@ cd "$(dirname "$0")/../.." || exit 1
 
 . tools/bench/goodput.sh
 . tools/bench/failover.sh
+. tools/bench/trimming.sh
 
-BENCHMARKS=(goodput failover)
+BENCHMARKS=(goodput failover trimming)
 want=("$@")
 [ ${#want[@]} -gt 0 ] || want=("${BENCHMARKS[@]}")
 for b in "${want[@]}"; do
