@@ -40,21 +40,30 @@ PARAMS=(
 	"max-msg-size|1|1073741824|67108864|1048576|MaxMessageSize (max-msg-size) must be in 1..1073741824"
 	"retry-limit|1|255|7|3|RetryLimit (retry-limit) must be in 1..255"
 	"listen|0|1|0|1|Listen (listen) must be in 0..1"
+	"dscp-no-trim|0|63|0|2|DscpNoTrim (dscp-no-trim) must be in 0..63"
+	"dscp-trimmable|0|63|4|5|DscpTrimmable (dscp-trimmable) must be in 0..63"
+	"dscp-trimmable-rtx|0|63|8|9|DscpTrimmableRetx (dscp-trimmable-rtx) must be in 0..63"
+	"dscp-trimmed|0|63|12|13|DscpTrimmed (dscp-trimmed) must be in 0..63"
+	"dscp-trimmed-last-hop|0|63|16|17|DscpTrimmedLastHop (dscp-trimmed-last-hop) must be in 0..63"
+	"dscp-control|0|63|46|40|DscpControl (dscp-control) must be in 0..63"
+	"ecn-skip|0|1|0|on|EcnSkip (ecn-skip) must be in 0..1"
 )
 
 # JSON keys, in the same order.
 JSON_KEYS=(packet_spraying_type entropy_mask_bits starting_port_offset
 	active_ev_set_size reliability_probe_period_us sack_loss_min_retx_pkts
 	mss config_base_rtt_us link_rate_mbps qp_groups_enabled
-	trimming_enabled rto_us max_msg_size retry_limit listen)
+	trimming_enabled rto_us max_msg_size retry_limit listen dscp_no_trim
+	dscp_trimmable dscp_trimmable_rtx dscp_trimmed dscp_trimmed_last_hop
+	dscp_control ecn_skip)
 
 # plain KEY VALUE: how plain output shows a value given as a number.
 plain() {
 	case "$1:$2" in
 	spraying:0) echo none ;;
 	spraying:1) echo default ;;
-	qp-groups:0 | trimming:0) echo off ;;
-	qp-groups:1 | trimming:1) echo on ;;
+	qp-groups:0 | trimming:0 | ecn-skip:0) echo off ;;
+	qp-groups:1 | trimming:1 | ecn-skip:1) echo on ;;
 	*) echo "$2" ;;
 	esac
 }
@@ -64,8 +73,8 @@ json() {
 	case "$1:$2" in
 	spraying:0) echo '"none"' ;;
 	spraying:1) echo '"default"' ;;
-	qp-groups:0 | trimming:0) echo false ;;
-	qp-groups:1 | trimming:1) echo true ;;
+	qp-groups:0 | trimming:0 | ecn-skip:0) echo false ;;
+	qp-groups:1 | trimming:1 | ecn-skip:1) echo true ;;
 	*) echo "$2" ;;
 	esac
 }
@@ -132,7 +141,7 @@ done
 chk_eq "default bdp-bytes" "$(mrc_kv_get bdp-bytes <<<"$out")" 300000
 chk_eq "default active-set" "$(mrc_kv_get active-set <<<"$out")" 72
 IFS=$'\n' read -r -d '' -a lines <<<"$out"
-chk_eq "config show: number of lines" "${#lines[@]}" 17
+chk_eq "config show: number of lines" "${#lines[@]}" 24
 
 jout=$(mrc_exec -j config show)
 chk_eq "mrc -j config show: exit status" "$?" 0
@@ -142,7 +151,7 @@ else
 	mrc_fail "mrc -j config show: not one flat object" "$jout"
 fi
 json_parse "$jout"
-chk_eq "JSON: number of members" "${#JSON[@]}" 17
+chk_eq "JSON: number of members" "${#JSON[@]}" 24
 for ((i = 0; i < ${#PARAMS[@]}; i++)); do
 	IFS='|' read -r key min max def val msg <<<"${PARAMS[i]}"
 	chk_eq "JSON default ${JSON_KEYS[i]}" "${JSON[${JSON_KEYS[i]}]:-<absent>}" \
@@ -190,7 +199,14 @@ done
 mrc_log "# each key at its min and max"
 for p in "${PARAMS[@]}"; do
 	IFS='|' read -r key min max def val msg <<<"$p"
-	set_ok "set $key $min (min)" "$key" "$min"
+	case $key in
+	dscp-trimmed | dscp-trimmed-last-hop)
+		# 0 is dscp-no-trim's: a trimmed codepoint may be no class's.
+		set_ok "set $key $min (min) with dscp-no-trim 1" \
+			dscp-no-trim 1 "$key" "$min" ;;
+	*)
+		set_ok "set $key $min (min)" "$key" "$min" ;;
+	esac
 	chk_eq "read back $key" "$(mrc_cfg "$key")" "$(plain "$key" "$min")"
 	if [ "$key" = starting-port-offset ]; then
 		# 65535 leaves room for one entropy value: 2^0.
@@ -204,6 +220,8 @@ for p in "${PARAMS[@]}"; do
 	chk_eq "read back $key" "$(mrc_cfg "$key")" "$(plain "$key" "$max")"
 	if [ "$key" = starting-port-offset ]; then
 		set_ok "back to defaults" "$key" "$def" entropy-mask-bits 7
+	elif [ "$key" = dscp-trimmed ] || [ "$key" = dscp-trimmed-last-hop ]; then
+		set_ok "back to defaults" "$key" "$def" dscp-no-trim 0
 	else
 		set_ok "set $key back to $def" "$key" "$def"
 	fi

@@ -591,6 +591,13 @@ TEST_F(mrc, config_defaults_documented)
 		{ MRC_A_MAX_MSG_SIZE, 67108864 },
 		{ MRC_A_RETRY_LIMIT, 7 },
 		{ MRC_A_LISTEN, 0 },
+		{ MRC_A_DSCP_NO_TRIM, 0 },
+		{ MRC_A_DSCP_TRIMMABLE, 4 },
+		{ MRC_A_DSCP_TRIMMABLE_RTX, 8 },
+		{ MRC_A_DSCP_TRIMMED, 12 },
+		{ MRC_A_DSCP_TRIMMED_LAST_HOP, 16 },
+		{ MRC_A_DSCP_CONTROL, 46 },
+		{ MRC_A_ECN_SKIP, 0 },
 	};
 	size_t i;
 
@@ -624,7 +631,46 @@ TEST_F(mrc, config_set_ack_only)
 	expect_config(_metadata, self, want, "SET mss 1500");
 }
 
-/* Every attribute at its minimum in one request, then each at its max. */
+/* The DSCP rule: a trimmed codepoint may be no class mrc sends in, nor
+ * the other trimmed one.  Where a request sets DSCP attribute @attr to
+ * its max, the others it puts out of the way: the sent classes to 0 and
+ * the other trimmed codepoint to 1 for a trimmed one, the trimmed ones
+ * to 1 and 2 for a sent class.
+ */
+static void dscp_apart(struct nlmsghdr *nlh, __u32 *want, int attr)
+{
+	static const int sent[] = { MRC_A_DSCP_NO_TRIM, MRC_A_DSCP_TRIMMABLE,
+				    MRC_A_DSCP_TRIMMABLE_RTX,
+				    MRC_A_DSCP_CONTROL };
+	size_t j;
+
+	switch (attr) {
+	case MRC_A_DSCP_TRIMMED:
+	case MRC_A_DSCP_TRIMMED_LAST_HOP:
+		for (j = 0; j < sizeof(sent) / sizeof(sent[0]); j++) {
+			req_put_u32(nlh, sent[j], 0);
+			want[pidx(sent[j])] = 0;
+		}
+		attr = attr == MRC_A_DSCP_TRIMMED ?
+		       MRC_A_DSCP_TRIMMED_LAST_HOP : MRC_A_DSCP_TRIMMED;
+		req_put_u32(nlh, attr, 1);
+		want[pidx(attr)] = 1;
+		break;
+	case MRC_A_DSCP_NO_TRIM:
+	case MRC_A_DSCP_TRIMMABLE:
+	case MRC_A_DSCP_TRIMMABLE_RTX:
+	case MRC_A_DSCP_CONTROL:
+		req_put_u32(nlh, MRC_A_DSCP_TRIMMED, 1);
+		want[pidx(MRC_A_DSCP_TRIMMED)] = 1;
+		req_put_u32(nlh, MRC_A_DSCP_TRIMMED_LAST_HOP, 2);
+		want[pidx(MRC_A_DSCP_TRIMMED_LAST_HOP)] = 2;
+		break;
+	}
+}
+
+/* Every attribute at its minimum in one request (but the trimmed
+ * codepoints, 1 and 2: 0 is the sent classes'), then each at its max.
+ */
 TEST_F(mrc, config_set_bounds)
 {
 	__u32 want[MRC_NR_CONFIG_PARAMS];
@@ -633,9 +679,14 @@ TEST_F(mrc, config_set_bounds)
 
 	nlh = mrc_req(self, MRC_CMD_CONFIG_SET);
 	for (i = 0; i < MRC_NR_CONFIG_PARAMS; i++) {
-		req_put_u32(nlh, mrc_config_params[i].attr,
-			    mrc_config_params[i].min);
-		want[i] = mrc_config_params[i].min;
+		__u32 v = mrc_config_params[i].min;
+
+		if (mrc_config_params[i].attr == MRC_A_DSCP_TRIMMED)
+			v = 1;
+		if (mrc_config_params[i].attr == MRC_A_DSCP_TRIMMED_LAST_HOP)
+			v = 2;
+		req_put_u32(nlh, mrc_config_params[i].attr, v);
+		want[i] = v;
 	}
 	ASSERT_EQ(0, mrc_talk(_metadata, self, nlh)) {
 		TH_LOG("all at min: %s", self->a.msg);
@@ -652,6 +703,7 @@ TEST_F(mrc, config_set_bounds)
 			req_put_u32(nlh, MRC_A_ENTROPY_MASK_BITS, 0);
 			want[pidx(MRC_A_ENTROPY_MASK_BITS)] = 0;
 		}
+		dscp_apart(nlh, want, p->attr);
 		EXPECT_EQ(0, mrc_talk(_metadata, self, nlh)) {
 			TH_LOG("%s %u: %s", p->key, p->max, self->a.msg);
 		}
