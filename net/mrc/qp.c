@@ -251,7 +251,8 @@ void mrc_qp_rx_purge(struct mrc_qp *qp)
 static bool mrc_qp_idle(struct mrc_qp *qp)
 {
 	unsigned long idle = msecs_to_jiffies(MRC_QP_IDLE_MS);
-	bool tx_done = list_empty(&qp->tx_queue);
+	/* Nor while a sender has room reserved on it (mrc_sendmsg()). */
+	bool tx_done = list_empty(&qp->tx_queue) && !qp->tx_held;
 
 	if (READ_ONCE(qp->ms->closing)) {
 		u32 rto_max_us;
