@@ -2191,6 +2191,85 @@ TEST_F(sk, wire_data_packet)
 	EXPECT_EQ(-1, mismatch(payload, 300, 111));
 }
 
+/*
+ * A closed socket's queue pair acknowledges again what it took, but
+ * duplicates do not keep it forever: the data packet of a delivered
+ * message, replayed to the closed socket every 100 ms from a plain UDP
+ * socket, is answered as a duplicate until (retry-limit + 1) x 1 s,
+ * 2 s here, after the socket closed with nothing left to send; then the
+ * QP is gone and the replays are refused.
+ */
+TEST_F_TIMEOUT(sk, closed_linger_bounded, 60)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_ll sll;
+	unsigned int sport, dport, usport = 0;
+	long long t0, tclosed = -1;
+	struct stats s0, s;
+	__u8 pkt[2048];
+	int rx, tx, pfd, udp, len;
+	socklen_t alen;
+
+	pfd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC, htons(ETH_P_ALL));
+	ASSERT_LE(0, pfd) {
+		TH_LOG("AF_PACKET socket: %s", strerror(errno));
+	}
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = if_nametoindex("lo");
+	ASSERT_EQ(0, bind(pfd, (struct sockaddr *)&sll, sizeof(sll)));
+
+	cfg(_metadata, self, MRC_A_RETRY_LIMIT, 1);
+	rx = mk_bound(_metadata, self, variant, 0, &dport);
+	tx = mk_bound(_metadata, self, variant, 0, &sport);
+	rcvtimeo(_metadata, rx, 10000);
+	send_msg(_metadata, variant, tx, 300, 120, dport);
+	len = sniff(pfd, variant->family, MRC_OP_WRITE_ONLY, pkt, sizeof(pkt),
+		    &usport, 5000);
+	close(pfd);
+	ASSERT_LT(0, len) {
+		TH_LOG("no WRITE_ONLY packet to UDP port 4791 seen on lo");
+	}
+	expect_msg(_metadata, variant, rx, 300, 120, sport);
+	wait_acked(_metadata, self, 1);
+
+	udp = socket(variant->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, udp);
+	addr_set(&ss, &alen, variant->family, variant->lo, MRC_UDP_PORT);
+	EXPECT_EQ(0, close_now(self, tx));
+	EXPECT_EQ(0, close_now(self, rx));
+	stats(_metadata, self, &s0);
+	t0 = now_ms();
+	while (now_ms() - t0 < 5000) {
+		ASSERT_EQ(len, sendto(udp, pkt, len, 0, (struct sockaddr *)&ss,
+				      alen)) {
+			TH_LOG("replay: %s", strerror(errno));
+		}
+		sleep_ms(100);
+		stats(_metadata, self, &s);
+		if (tclosed < 0 &&
+		    s.v[MRC_STAT_QP_CLOSED] == s.v[MRC_STAT_QP_OPENED])
+			tclosed = now_ms() - t0;
+	}
+	close(udp);
+	TH_LOG("QPs closed %lld ms after close(), replayed all along",
+	       tclosed);
+	ASSERT_LE(0, tclosed) {
+		TH_LOG("%llu of %llu QPs still open after 5 s of duplicates",
+		       (unsigned long long)(s.v[MRC_STAT_QP_OPENED] -
+					    s.v[MRC_STAT_QP_CLOSED]),
+		       (unsigned long long)s.v[MRC_STAT_QP_OPENED]);
+	}
+	EXPECT_LE(1800, tclosed);
+	EXPECT_GE(3500, tclosed);
+	/* Answered as duplicates while it lingered, refused after. */
+	EXPECT_LE(10ULL, s.v[MRC_STAT_RX_DUP_PACKETS] -
+			 s0.v[MRC_STAT_RX_DUP_PACKETS]);
+	EXPECT_LE(10ULL, s.v[MRC_STAT_RX_DROP_NO_QP] -
+			 s0.v[MRC_STAT_RX_DROP_NO_QP]);
+}
+
 /* Tests in order of appearance, as TEST_HARNESS_MAIN would have them. */
 static void __attribute__((constructor)) __constructor_order_last(void)
 {

@@ -309,6 +309,8 @@ struct mrc_qp {
 	struct sk_buff_head xq;	/* built, to be sent in order */
 	unsigned long last_tx;	/* jiffies */
 	unsigned long last_rx;
+	bool lingering;		/* its socket closed, nothing left to send */
+	unsigned long linger_since;	/* ... since then, jiffies */
 
 	/* sender */
 	u16 tx_epoch;
