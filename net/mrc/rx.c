@@ -176,8 +176,9 @@ static void mrc_rx_reset(struct mrc_qp *qp, u16 epoch)
 	mrc_qp_rx_purge(qp);
 	mrc_rxwin_reset(qp->rx_bitmap);
 	qp->rx_prev_epoch = qp->rx_open ? qp->rx_epoch : 0;
-	qp->rx_epoch = epoch;
-	qp->rx_open = true;
+	/* Both read under RCU alone by mrc_superseded_qp(). */
+	WRITE_ONCE(qp->rx_epoch, epoch);
+	WRITE_ONCE(qp->rx_open, true);
 	qp->rcv_nxt = 0;
 	qp->rcv_msn = 0;
 	qp->rx_held = 0;
@@ -839,7 +840,7 @@ bool mrc_qp_rx_evict(struct mrc_qp *qp)
 	if (evict) {
 		mrc_qp_stat_add(qp, MRC_STAT_RX_EVICTED, qp->rx_partial);
 		mrc_qp_rx_purge(qp);
-		qp->rx_open = false;
+		WRITE_ONCE(qp->rx_open, false);
 	}
 	spin_unlock_bh(&qp->lock);
 	return evict;

@@ -319,9 +319,17 @@ static int mrc_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 	struct in6_addr any = {};
 
 	if (peer) {
-		if (!READ_ONCE(ms->peer_port))
+		struct in6_addr addr;
+		u16 port;
+
+		/* Both of one connect(), which sets them under the lock. */
+		lock_sock(sk);
+		addr = ms->peer;
+		port = ms->peer_port;
+		release_sock(sk);
+		if (!port)
 			return -ENOTCONN;
-		return mrc_put_addr(sk, uaddr, &ms->peer, ms->peer_port);
+		return mrc_put_addr(sk, uaddr, &addr, port);
 	}
 	if (sk->sk_family == AF_INET)
 		ipv6_addr_set_v4mapped(htonl(INADDR_ANY), &any);
@@ -799,7 +807,8 @@ static int mrc_release(struct socket *sock)
 	abort = sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime;
 
 	spin_lock_bh(&ms->lock);
-	ms->closing = true;
+	/* Read without the lock by the receive path and the reaper. */
+	WRITE_ONCE(ms->closing, true);
 	idle = !ms->nr_qps;
 	spin_unlock_bh(&ms->lock);
 
