@@ -3,7 +3,8 @@
 #
 # Load and unload mrc.ko repeatedly.  After every load: the generic netlink
 # family answers (mrc config show works), the init netns has its defaults,
-# one IPv4 and one IPv6 UDP socket listen on port 4791, and the kernel log
+# no socket listens on port 4791 (mrc is unused) until "config set listen
+# 1" opens one IPv4 and one IPv6 UDP socket there, and the kernel log
 # gained exactly one "mrc: Multipath Reliable Connection transport" line.
 # After every unload: the CLI says the module is not loaded (exit 3) and
 # no socket listens on 4791.  Over the whole loop the kernel log gains no
@@ -52,8 +53,15 @@ for ((i = 1; i <= LOOPS; i++)); do
 	chk_eq "load $i: active-set" "${MRC_CFG[active-set]}" 72
 	chk_eq "load $i: mrc stats exit status" "$MRC_STATS_RC" 0
 	chk_eq "load $i: rx_packets" "${MRC_STATS[rx_packets]}" 0
-	chk_eq "load $i: v4 listeners on 4791" "$MRC_L4" 1
-	chk_eq "load $i: v6 listeners on 4791" "$MRC_L6" 1
+	chk_eq "load $i: v4 listeners on 4791 (mrc unused)" "$MRC_L4" 0
+	chk_eq "load $i: v6 listeners on 4791 (mrc unused)" "$MRC_L6" 0
+	chk_eq "load $i: udp_sockets_open" "${MRC_STATS[udp_sockets_open]}" 0
+	"$MRC" config set listen 1 || mrc_fail "load $i: config set listen 1"
+	mrc_state
+	chk_eq "load $i: v4 listeners on 4791 (listen 1)" "$MRC_L4" 1
+	chk_eq "load $i: v6 listeners on 4791 (listen 1)" "$MRC_L6" 1
+	chk_eq "load $i: udp_sockets_open (listen 1)" \
+		"${MRC_STATS[udp_sockets_open]}" 2
 	case "$MRC_A4" in
 	0.0.0.0:4791) mrc_pass "load $i: v4 socket bound to any: $MRC_A4" ;;
 	*) mrc_fail "load $i: v4 socket address '$MRC_A4', want 0.0.0.0:4791" ;;
@@ -98,6 +106,8 @@ if [ -x "$MRC_INJECT" ]; then
 	(
 		end=$((SECONDS + 6))
 		while [ $SECONDS -lt $end ]; do
+			# Each reload closes the port: open it again.
+			"$MRC" config set listen 1 >/dev/null 2>&1
 			"$MRC" stats >/dev/null 2>&1
 			"$MRC_INJECT" -c 50 127.0.0.1 probe >/dev/null 2>&1
 		done

@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mrc is per network namespace: every netns gets its own UDP/4791 sockets
-# (IPv4 and IPv6), configuration and counters; they go away with the netns
-# and with the module, and come back when the module does, in namespaces
-# that outlived it.
+# mrc is per network namespace: every netns gets its own configuration,
+# counters and UDP/4791 sockets (IPv4 and IPv6) -- those only while mrc
+# is used there (a socket, or listen set: mrc_quiet.sh); they go away with
+# the netns and with the module, and the configuration and counters come
+# back, at their defaults, when the module does, in namespaces that
+# outlived it.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -33,8 +35,9 @@ done
 for ((i = 0; i < NR_NS; i++)); do
 	n=${ns[i]}
 	mrc_state -n "$n"
-	chk_eq "$n: v4 listeners on 4791" "$MRC_L4" 1
-	chk_eq "$n: v6 listeners on 4791" "$MRC_L6" 1
+	chk_eq "$n: v4 listeners on 4791 (mrc unused)" "$MRC_L4" 0
+	chk_eq "$n: v6 listeners on 4791 (mrc unused)" "$MRC_L6" 0
+	chk_eq "$n: udp_sockets_open" "${MRC_STATS[udp_sockets_open]}" 0
 	chk_eq "$n: entropy-mask-bits default" "${MRC_CFG[entropy-mask-bits]}" 7
 	chk_eq "$n: rx_packets" "${MRC_STATS[rx_packets]}" 0
 done
@@ -78,9 +81,19 @@ MRC_DUMP_NS=
 chk_same "init netns: configuration still untouched" \
 	"$(mrc_config_snapshot)" "$init_cfg"
 
-# Packets sent in a netns are counted there and nowhere else.
+# Packets sent in a netns are counted there and nowhere else (the two
+# that receive listen; the others' port 4791 stays closed).
 for ((i = 0; i < NR_NS; i++)); do
 	ip -n "${ns[i]}" link set lo up
+done
+for ((i = 0; i < 2; i++)); do
+	mrc_exec -n "${ns[i]}" config set listen 1 ||
+		mrc_fail "${ns[i]}: config set listen 1"
+	mrc_state -n "${ns[i]}"
+	chk_eq "${ns[i]}: v4 listeners on 4791 (listen 1)" "$MRC_L4" 1
+	chk_eq "${ns[i]}: v6 listeners on 4791 (listen 1)" "$MRC_L6" 1
+	chk_eq "${ns[i]}: udp_sockets_open (listen 1)" \
+		"${MRC_STATS[udp_sockets_open]}" 2
 done
 ip netns exec "${ns[0]}" "$MRC_INJECT" -c 3 127.0.0.1 probe >/dev/null
 ip netns exec "${ns[1]}" "$MRC_INJECT" -c 2 ::1 probe >/dev/null
@@ -116,9 +129,12 @@ mrc_netns_add
 nsa=$MRC_NS
 mrc_netns_add
 nsb=$MRC_NS
-mrc_exec -n "$nsa" config set entropy-mask-bits 2 || mrc_fail "$nsa: config set"
+mrc_exec -n "$nsa" config set entropy-mask-bits 2 listen 1 ||
+	mrc_fail "$nsa: config set"
 chk_eq "$nsa: entropy-mask-bits before rmmod" \
 	"$(mrc_cfg -n "$nsa" entropy-mask-bits)" 2
+mrc_listeners -n "$nsa"
+chk_eq "$nsa: v4 listeners before rmmod (listen 1)" "$MRC_L4" 1
 
 out=$(rmmod mrc 2>&1)
 chk_eq "rmmod with namespaces alive" "$?" 0 || mrc_log "# $out"
@@ -135,18 +151,20 @@ chk_eq "init netns: v6 listeners after rmmod" "$MRC_L6" 0
 mrc_insmod || mrc_die "insmod $MRC_KO: $MRC_INSMOD_ERR"
 for n in "$nsa" "$nsb"; do
 	mrc_state -n "$n"
-	chk_eq "$n: v4 listeners after insmod" "$MRC_L4" 1
-	chk_eq "$n: v6 listeners after insmod" "$MRC_L6" 1
+	chk_eq "$n: v4 listeners after insmod" "$MRC_L4" 0
+	chk_eq "$n: v6 listeners after insmod" "$MRC_L6" 0
 	chk_eq "$n: entropy-mask-bits is the default again" \
 		"${MRC_CFG[entropy-mask-bits]}" 7
+	chk_eq "$n: listen is the default again" "${MRC_CFG[listen]}" 0
 	chk_eq "$n: counters start from zero" "${MRC_STATS[rx_packets]}" 0
 done
 mrc_listeners
-chk_eq "init netns: v4 listeners after insmod" "$MRC_L4" 1
-chk_eq "init netns: v6 listeners after insmod" "$MRC_L6" 1
+chk_eq "init netns: v4 listeners after insmod" "$MRC_L4" 0
+chk_eq "init netns: v6 listeners after insmod" "$MRC_L6" 0
 # The reload reset the init netns too.
 init_cfg=$(mrc_config_snapshot)
 ip -n "$nsa" link set lo up
+mrc_exec -n "$nsa" config set listen 1 || mrc_fail "$nsa: config set listen 1"
 ip netns exec "$nsa" "$MRC_INJECT" 127.0.0.1 probe >/dev/null
 chk_eq "$nsa: receives after the reload" "$(mrc_stat -n "$nsa" rx_drop_no_qp)" 1
 mrc_netns_del "$nsa"
@@ -161,12 +179,12 @@ for ((i = 1; i <= LOOPS; i++)); do
 	n=$MRC_NS
 	mrc_state -n "$n"
 	got="$MRC_L4 $MRC_L6 ${MRC_CFG[entropy-mask-bits]} ${MRC_STATS[rx_packets]}"
-	if [ "$got" != "1 1 7 0" ]; then
+	if [ "$got" != "0 0 7 0" ]; then
 		bad=$((bad + 1))
 		mrc_log "# cycle $i: listeners v4, v6, entropy-mask-bits, rx_packets: $got"
 	fi
 	# Changed state must not leak into the next cycle's new netns.
-	ip netns exec "$n" sh -c '"$1" config set entropy-mask-bits 1 &&
+	ip netns exec "$n" sh -c '"$1" config set entropy-mask-bits 1 listen 1 &&
 		ip link set lo up && "$2" 127.0.0.1 probe' sh "$MRC" \
 		"$MRC_INJECT" >/dev/null || bad=$((bad + 1))
 	mrc_netns_del "$n"

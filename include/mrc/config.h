@@ -47,6 +47,7 @@ struct mrc_config {
 	__u32 rto_us;
 	__u32 max_msg_size;
 	__u32 retry_limit;
+	__u32 listen;
 };
 
 /**
@@ -228,6 +229,18 @@ static const struct mrc_config_param mrc_config_params[] = {
 		.def = 7,
 		.offset = offsetof(struct mrc_config, retry_limit),
 		.range_msg = "RetryLimit (retry-limit) must be in 1..255",
+	},
+	{
+		/* Not the spec's: whether UDP/4791 stays open unused. */
+		.attr = MRC_A_LISTEN,
+		.spec = "Listen",
+		.key = "listen",
+		.json = "listen",
+		.min = 0,
+		.max = 1,
+		.def = 0,
+		.offset = offsetof(struct mrc_config, listen),
+		.range_msg = "Listen (listen) must be in 0..1",
 	},
 };
 

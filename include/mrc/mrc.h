@@ -47,8 +47,17 @@ struct mrc_stats {
  * struct mrc_net - mrc's state in one network namespace
  * @cfg: configuration, read under RCU, replaced under @cfg_lock
  * @cfg_lock: serialises configuration changes
- * @sock4: the UDP/4791 socket for IPv4
- * @sock6: the UDP/4791 socket for IPv6, NULL where IPv6 is disabled
+ * @udp_lock: guards @sock4, @sock6 and the opening and closing of
+ *	the sockets; nests inside @cfg_lock and in nothing else
+ * @udp_users: what needs the UDP/4791 sockets: each message socket, from
+ *	its creation to its destruction, and the configuration while
+ *	listen is set (see mrc_udp_get()); raised from 0 under @udp_lock
+ *	alone, lowered anywhere
+ * @udp_close: closes the sockets, in process context, once @udp_users
+ *	fell to 0
+ * @sock4: the UDP/4791 socket for IPv4, NULL while closed
+ * @sock6: the UDP/4791 socket for IPv6, NULL while closed or where IPv6
+ *	is disabled; neither is used to send (see mrc_xmit())
  * @stats: per-cpu counters, indexed by enum mrc_stat
  * @max_reorder: calc_max_reorder_depth of the namespace
  * @port_lock: guards @ports and @next_port
@@ -84,6 +93,9 @@ struct mrc_stats {
 struct mrc_net {
 	struct mrc_net_config __rcu *cfg;
 	struct mutex cfg_lock;	/* serialises configuration changes */
+	struct mutex udp_lock;	/* guards sock4, sock6 */
+	atomic_t udp_users;
+	struct work_struct udp_close;
 	struct socket *sock4;
 	struct socket *sock6;
 	struct mrc_stats __percpu *stats;
@@ -191,7 +203,11 @@ struct mrc_peer {
  *	mrc_net.peer_lock > mrc_peer.lock
  *	mrc_qp.lock > mrc_net.probe_lock
  *
- * mrc_net.port_lock and mrc_net.cfg_lock nest with nothing; the xarray's
+ * mrc_net.cfg_lock > mrc_net.udp_lock, two mutexes taken in process
+ * context alone; a message socket takes udp_lock at its creation, before
+ * it has any other state.
+ *
+ * mrc_net.port_lock nests with nothing; the xarray's
  * lock nests in nothing else, and is taken alone to reserve a QP number
  * and to release one never used.  The peer
  * table is read under RCU (peers freed by kfree_rcu); a QP's pointer to
@@ -473,8 +489,11 @@ u64 mrc_stat_read(struct mrc_net *mn, enum mrc_stat s);
 int mrc_netns_init(void);
 void mrc_netns_exit(void);
 
-int mrc_socket_init(struct net *net, struct mrc_net *mn);
-void mrc_socket_release(struct mrc_net *mn);
+void mrc_socket_net_init(struct mrc_net *mn);
+void mrc_socket_net_exit(struct mrc_net *mn);
+int mrc_udp_get(struct mrc_net *mn);
+void mrc_udp_put(struct mrc_net *mn);
+u64 mrc_udp_nr_open(struct mrc_net *mn);
 
 int mrc_udp_encap_recv(struct sock *sk, struct sk_buff *skb);
 

@@ -37,6 +37,7 @@ static const struct nla_policy mrc_config_set_policy[MRC_A_MAX + 1] = {
 	[MRC_A_RTO_US]		= MRC_POLICY_CONFIG(MRC_A_RTO_US),
 	[MRC_A_MAX_MSG_SIZE]	= MRC_POLICY_CONFIG(MRC_A_MAX_MSG_SIZE),
 	[MRC_A_RETRY_LIMIT]	= MRC_POLICY_CONFIG(MRC_A_RETRY_LIMIT),
+	[MRC_A_LISTEN]		= MRC_POLICY_CONFIG(MRC_A_LISTEN),
 	[MRC_A_QP]			= { .type = NLA_REJECT,
 		.reject_message = "MRC_A_QP is read-only" },
 	[MRC_A_BDP_BYTES]		= { .type = NLA_REJECT,
@@ -451,8 +452,23 @@ static int mrc_nl_config_set(struct sk_buff *skb, struct genl_info *info)
 		ret = -EINVAL;
 		goto err;
 	}
+	/* Listening is a use of UDP/4791 as a socket is, taken before
+	 * anything changes: a port held by another fails the whole set.
+	 */
+	if (new->c.listen && !old->c.listen) {
+		ret = mrc_udp_get(mn);
+		if (ret) {
+			mrc_nl_err(info->extack, info->attrs[MRC_A_LISTEN],
+				   ret == -EADDRINUSE ?
+				   "UDP port 4791 is in use by another socket" :
+				   "cannot open UDP port 4791");
+			goto err;
+		}
+	}
 
 	rcu_assign_pointer(mn->cfg, new);
+	if (!new->c.listen && old->c.listen)
+		mrc_udp_put(mn);
 	mutex_unlock(&mn->cfg_lock);
 	kfree_rcu(old, rcu);
 	return 0;

@@ -3,9 +3,11 @@
  * sockets.
  *
  * Lifetime: struct mrc_net is allocated by the pernet core with the
- * namespace.  The sockets point at it through sk_user_data, read under
- * RCU in the receive path, so exit releases every socket of the batch,
- * waits one grace period, and only then frees what receivers can reach.
+ * namespace.  The UDP/4791 sockets are not: they open with mrc's first
+ * use in the namespace and close after its last (socket.c).  They point
+ * at mrc_net through sk_user_data, read under RCU in the receive path,
+ * so exit releases every socket of the batch, waits one grace period,
+ * and only then frees what receivers can reach.
  */
 #include <linux/netdevice.h>
 #include <linux/math64.h>
@@ -27,6 +29,8 @@ u64 mrc_stat_read(struct mrc_net *mn, enum mrc_stat s)
 	u64 sum = 0, n;
 	int cpu;
 
+	if (s == MRC_STAT_UDP_SOCKETS)
+		return mrc_udp_nr_open(mn);
 	if (s == MRC_STAT_CALC_MAX_REORDER_DEPTH)
 		return atomic64_read(&mn->max_reorder);
 	if (s == MRC_STAT_CALC_MEAN_REORDER_DEPTH) {
@@ -49,9 +53,9 @@ static int __net_init mrc_net_init(struct net *net)
 {
 	struct mrc_net *mn = mrc_net(net);
 	struct mrc_net_config *cfg;
-	int ret;
 
 	mutex_init(&mn->cfg_lock);
+	mrc_socket_net_init(mn);
 	spin_lock_init(&mn->port_lock);
 	hash_init(mn->ports);
 	spin_lock_init(&mn->qp_lock);
@@ -75,18 +79,10 @@ static int __net_init mrc_net_init(struct net *net)
 
 	mn->stats = alloc_percpu(struct mrc_stats);
 	if (!mn->stats) {
-		ret = -ENOMEM;
-		goto err;
+		mrc_net_free(mn);
+		return -ENOMEM;
 	}
-
-	ret = mrc_socket_init(net, mn);
-	if (ret)
-		goto err;
 	return 0;
-
-err:
-	mrc_net_free(mn);
-	return ret;
 }
 
 static void __net_exit mrc_net_exit_batch(struct list_head *net_list)
@@ -99,7 +95,7 @@ static void __net_exit mrc_net_exit_batch(struct list_head *net_list)
 		WARN_ON_ONCE(!xa_empty(&mrc_net(net)->qps));
 		xa_destroy(&mrc_net(net)->qps);
 		mrc_peer_net_exit(mrc_net(net));
-		mrc_socket_release(mrc_net(net));
+		mrc_socket_net_exit(mrc_net(net));
 	}
 
 	/* Receivers that found a socket's mrc_net are done after this. */

@@ -844,14 +844,26 @@ static void mrc_sk_destruct(struct sock *sk)
 		mrc_rx_msg_free(ms, m);
 	WARN_ON_ONCE(atomic64_read(&ms->tx_mem));
 	WARN_ON_ONCE(atomic64_read(&ms->rx_mem));
+	/* No QP is left, nor any packet of the socket's: the namespace's
+	 * UDP/4791 sockets may close.
+	 */
+	mrc_udp_put(ms->mn);
 	ms->orig_destruct(sk);
 }
 
 static int mrc_sk_init(struct sock *sk)
 {
 	struct mrc_sock *ms = mrc_sk(sk);
+	int ret;
 
 	ms->mn = mrc_net(sock_net(sk));
+	/* The namespace's first socket opens UDP/4791, or fails here if
+	 * another socket holds the port (-EADDRINUSE).  With no destructor
+	 * of ours set yet, a failure leaves nothing to undo.
+	 */
+	ret = mrc_udp_get(ms->mn);
+	if (ret)
+		return ret;
 	spin_lock_init(&ms->lock);
 	spin_lock_init(&ms->rxq_lock);
 	hash_init(ms->qps);

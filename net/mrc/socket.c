@@ -158,30 +158,25 @@ static int mrc_socket_open(struct net *net, struct mrc_net *mn, int family,
 	return 0;
 }
 
-/**
- * mrc_socket_init() - open a namespace's UDP/4791 sockets
- * @net: the namespace
- * @mn: its mrc state, which the sockets' receive hook is given
- *
- * A namespace where IPv6 is unavailable gets the IPv4 socket alone.
- *
- * Return: 0 or a negative errno, with nothing left open.
+/* Open what is not open yet: the IPv4 socket, and the IPv6 one where
+ * IPv6 is available.  On failure nothing of the namespace's is left open:
+ * a port another socket holds is -EADDRINUSE, from udp_sock_create().
  */
-int mrc_socket_init(struct net *net, struct mrc_net *mn)
+static int mrc_udp_open(struct mrc_net *mn)
 {
 	int ret;
 
-	ret = mrc_socket_open(net, mn, AF_INET, &mn->sock4);
-	if (ret)
-		return ret;
-
-	if (!IS_ENABLED(CONFIG_IPV6))
-		return 0;
-	ret = mrc_socket_open(net, mn, AF_INET6, &mn->sock6);
-	if (ret == -EAFNOSUPPORT) {
-		mn->sock6 = NULL;
-		return 0;
+	lockdep_assert_held(&mn->udp_lock);
+	if (!mn->sock4) {
+		ret = mrc_socket_open(mn->net, mn, AF_INET, &mn->sock4);
+		if (ret)
+			return ret;
 	}
+	if (!IS_ENABLED(CONFIG_IPV6) || mn->sock6)
+		return 0;
+	ret = mrc_socket_open(mn->net, mn, AF_INET6, &mn->sock6);
+	if (ret == -EAFNOSUPPORT)
+		return 0;
 	if (ret) {
 		udp_tunnel_sock_release(mn->sock4);
 		mn->sock4 = NULL;
@@ -189,18 +184,112 @@ int mrc_socket_init(struct net *net, struct mrc_net *mn)
 	return ret;
 }
 
-/**
- * mrc_socket_release() - close a namespace's UDP/4791 sockets
- * @mn: the namespace's mrc state
- *
- * Receivers may still hold @mn until an RCU grace period has passed.
+/* Receivers that found a socket's mrc_net go on using it: it lives as
+ * long as the namespace, and the socket's memory until a grace period
+ * has passed (UDP sockets are SOCK_RCU_FREE).  Nothing sends through
+ * these sockets, so no sender can be holding one.
  */
-void mrc_socket_release(struct mrc_net *mn)
+static void mrc_udp_close(struct mrc_net *mn)
 {
+	lockdep_assert_held(&mn->udp_lock);
 	if (mn->sock6)
 		udp_tunnel_sock_release(mn->sock6);
 	if (mn->sock4)
 		udp_tunnel_sock_release(mn->sock4);
-	mn->sock4 = NULL;
-	mn->sock6 = NULL;
+	WRITE_ONCE(mn->sock4, NULL);
+	WRITE_ONCE(mn->sock6, NULL);
+}
+
+/* The last user went: close, unless a new one came meanwhile. */
+static void mrc_udp_close_work(struct work_struct *work)
+{
+	struct mrc_net *mn = container_of(work, struct mrc_net, udp_close);
+
+	mutex_lock(&mn->udp_lock);
+	if (!atomic_read(&mn->udp_users))
+		mrc_udp_close(mn);
+	mutex_unlock(&mn->udp_lock);
+}
+
+/**
+ * mrc_udp_get() - take a use of the namespace's UDP/4791 sockets,
+ * opening them if none is open
+ * @mn: the namespace's mrc state
+ *
+ * Nothing but a use of mrc opens port 4791: a namespace where mrc is
+ * unused leaves it to others (rdma_rxe, a plain UDP socket), and then
+ * mrc's first use there fails.
+ *
+ * Context: process context; may sleep.  Takes mrc_net.udp_lock.
+ *
+ * Return: 0, or a negative errno with no use taken: -EADDRINUSE if
+ * another socket holds the port.
+ */
+int mrc_udp_get(struct mrc_net *mn)
+{
+	int ret = 0;
+
+	might_sleep();
+	if (atomic_inc_not_zero(&mn->udp_users))
+		return 0;
+	mutex_lock(&mn->udp_lock);
+	/* Open unless the last user's close has yet to run. */
+	ret = mrc_udp_open(mn);
+	if (!ret)
+		atomic_inc(&mn->udp_users);
+	mutex_unlock(&mn->udp_lock);
+	return ret;
+}
+
+/**
+ * mrc_udp_put() - give back a use taken by mrc_udp_get()
+ * @mn: the namespace's mrc state
+ *
+ * The last one closes the sockets soon after, in process context.
+ *
+ * Context: any (a socket's destructor runs from an RCU callback).
+ */
+void mrc_udp_put(struct mrc_net *mn)
+{
+	if (atomic_dec_and_test(&mn->udp_users))
+		queue_work(system_wq, &mn->udp_close);
+}
+
+/**
+ * mrc_udp_nr_open() - how many UDP/4791 sockets the namespace has open
+ * @mn: the namespace's mrc state
+ *
+ * Return: 0, 1 (IPv4, or IPv4 alone available) or 2.
+ */
+u64 mrc_udp_nr_open(struct mrc_net *mn)
+{
+	return !!READ_ONCE(mn->sock4) + !!READ_ONCE(mn->sock6);
+}
+
+/**
+ * mrc_socket_net_init() - a namespace starts with its sockets closed
+ * @mn: the namespace's mrc state
+ */
+void mrc_socket_net_init(struct mrc_net *mn)
+{
+	mutex_init(&mn->udp_lock);
+	atomic_set(&mn->udp_users, 0);
+	INIT_WORK(&mn->udp_close, mrc_udp_close_work);
+}
+
+/**
+ * mrc_socket_net_exit() - close a dying namespace's UDP/4791 sockets
+ * @mn: the namespace's mrc state
+ *
+ * No message socket is left (each holds the namespace), so the uses left
+ * are the configuration's alone; a close queued by the last socket is
+ * done or cancelled here.  Receivers may still hold @mn until an RCU
+ * grace period has passed.
+ */
+void mrc_socket_net_exit(struct mrc_net *mn)
+{
+	cancel_work_sync(&mn->udp_close);
+	mutex_lock(&mn->udp_lock);
+	mrc_udp_close(mn);
+	mutex_unlock(&mn->udp_lock);
 }

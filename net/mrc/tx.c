@@ -63,7 +63,7 @@ void mrc_skb_set_sport(struct sk_buff *skb, u16 sport, u8 tos)
 
 /**
  * mrc_route() - the route an mrc packet takes
- * @mn: the namespace, whose UDP/4791 socket sends it
+ * @mn: the namespace it is sent in
  * @family: AF_INET or AF_INET6
  * @daddr: destination (IPv4 v4-mapped)
  * @sport: the UDP source port: the entropy value, on which a multipath
@@ -86,18 +86,13 @@ struct dst_entry *mrc_route(struct mrc_net *mn, int family,
 
 	if (family == AF_INET6) {
 #if IS_ENABLED(CONFIG_IPV6)
-		struct sock *sk;
-
-		if (!mn->sock6)
-			return ERR_PTR(-EAFNOSUPPORT);
-		sk = mn->sock6->sk;
 		fl->u.ip6 = (struct flowi6){
 			.daddr = *daddr,
 			.flowi6_proto = IPPROTO_UDP,
 			.fl6_sport = htons(sport),
 			.fl6_dport = htons(MRC_UDP_PORT),
 		};
-		return ipv6_stub->ipv6_dst_lookup_flow(sock_net(sk), sk,
+		return ipv6_stub->ipv6_dst_lookup_flow(mn->net, NULL,
 						       &fl->u.ip6, NULL);
 #else
 		return ERR_PTR(-EAFNOSUPPORT);
@@ -110,10 +105,14 @@ struct dst_entry *mrc_route(struct mrc_net *mn, int family,
 		.fl4_sport = htons(sport),
 		.fl4_dport = htons(MRC_UDP_PORT),
 	};
-	rt = ip_route_output_key(sock_net(mn->sock4->sk), &fl->u.ip4);
+	rt = ip_route_output_key(mn->net, &fl->u.ip4);
 	return IS_ERR(rt) ? ERR_CAST(rt) : &rt->dst;
 }
 
+/* No UDP socket sends it: the UDP/4791 sockets only receive, and may
+ * close under a timer's packet once the namespace's last mrc socket is
+ * gone (socket.c); nor does IP need one to send.
+ */
 static int mrc_xmit_one(struct mrc_net *mn, int family,
 			const struct in6_addr *daddr, struct sk_buff *skb,
 			u16 sport, u8 tos, bool frag, u32 *mtu)
@@ -134,7 +133,7 @@ static int mrc_xmit_one(struct mrc_net *mn, int family,
 		/* No tunnel device: its stats must not be counted on
 		 * dst->dev.
 		 */
-		udp_tunnel6_xmit_skb(dst, mn->sock6->sk, skb, NULL,
+		udp_tunnel6_xmit_skb(dst, NULL, skb, NULL,
 				     &fl.u.ip6.saddr, &fl.u.ip6.daddr, tos,
 				     ip6_dst_hoplimit(dst), 0, htons(sport),
 				     htons(MRC_UDP_PORT), false);
@@ -142,7 +141,7 @@ static int mrc_xmit_one(struct mrc_net *mn, int family,
 	}
 #endif
 	udp_tunnel_xmit_skb(container_of(dst, struct rtable, dst),
-			    mn->sock4->sk, skb, fl.u.ip4.saddr,
+			    NULL, skb, fl.u.ip4.saddr,
 			    fl.u.ip4.daddr, tos, ip4_dst_hoplimit(dst),
 			    frag ? 0 : htons(IP_DF), htons(sport),
 			    htons(MRC_UDP_PORT), false, false);
@@ -151,7 +150,7 @@ static int mrc_xmit_one(struct mrc_net *mn, int family,
 
 /**
  * mrc_xmit_pmtu() - send one mrc packet, and say the route's MTU
- * @mn: the namespace, whose UDP/4791 socket sends it
+ * @mn: the namespace it is sent in
  * @family: AF_INET or AF_INET6
  * @daddr: destination (IPv4 v4-mapped)
  * @skb: the packet, data at the mrc headers, sport set
@@ -181,7 +180,7 @@ int mrc_xmit_pmtu(struct mrc_net *mn, int family,
 
 /**
  * mrc_xmit() - send one mrc packet
- * @mn: the namespace, whose UDP/4791 socket sends it
+ * @mn: the namespace it is sent in
  * @family: AF_INET or AF_INET6
  * @daddr: destination (IPv4 v4-mapped)
  * @skb: the packet, data at the mrc headers, sport set

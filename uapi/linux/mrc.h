@@ -101,6 +101,14 @@
  *   MRC_A_RETRY_LIMIT            [retry limit, retry-limit]
  *        1..255, default 7: retransmission timeouts in a row, without
  *        progress, after which a queue pair fails with ETIMEDOUT.
+ *   MRC_A_LISTEN                 [listen, listen] 0..1, default 0: keep
+ *        the namespace's UDP/4791 sockets open while no mrc socket is,
+ *        so that probes are answered and data for a port no socket holds
+ *        is refused with a NACK.  Otherwise the sockets open with the
+ *        namespace's first mrc socket and close after its last, and port
+ *        4791 stays free for others (rdma_rxe, say) while mrc is unused.
+ *        Setting it opens the port: -EADDRINUSE, with an extended ack
+ *        message, if another socket holds it.
  *
  * Read-only attributes (CONFIG_GET replies; rejected in CONFIG_SET):
  *
@@ -188,6 +196,7 @@ enum mrc_attr {
 	MRC_A_QP,
 	MRC_A_PEER,
 	MRC_A_MON,
+	MRC_A_LISTEN,
 
 	__MRC_A_MAX,
 };
@@ -281,6 +290,11 @@ enum mrc_stat {
 	MRC_STAT_RX_EVICTED,		/* partial messages dropped: their
 					 * sender went silent with room for
 					 * it while room was short
+					 */
+	MRC_STAT_UDP_SOCKETS,		/* UDP/4791 sockets open now: 0 while
+					 * nothing uses mrc in the namespace,
+					 * else 2 (1 without IPv6); a value,
+					 * not a count
 					 */
 
 	__MRC_STAT_MAX,
