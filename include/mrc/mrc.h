@@ -514,6 +514,7 @@ struct mrc_qp *mrc_superseded_qp(struct mrc_net *mn, int family, u16 port,
 				 const struct in6_addr *addr, u16 rport,
 				 u16 epoch);
 void mrc_sock_deliver(struct mrc_sock *ms, struct mrc_rx_msg *m);
+bool mrc_sock_filter(struct mrc_sock *ms, struct sk_buff *skb);
 void mrc_sock_qp_failed(struct mrc_qp *qp, int err, u32 dropped);
 void mrc_sock_unbind(struct mrc_sock *ms);
 
@@ -571,9 +572,9 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out);
 void mrc_qp_flush(struct mrc_qp *qp);
 struct sk_buff *mrc_alloc_skb(unsigned int len);
 void mrc_skb_set_sport(struct sk_buff *skb, u16 sport, u8 tos);
-struct dst_entry *mrc_route(struct mrc_net *mn, int family,
-			    const struct in6_addr *daddr, u16 sport, u8 tos,
-			    struct flowi *fl);
+struct dst_entry *mrc_route(struct mrc_net *mn, struct sock *sk,
+			    int family, const struct in6_addr *daddr, u16 sport,
+			    u8 tos, struct flowi *fl);
 int mrc_xmit_pmtu(struct mrc_net *mn, int family,
 		  const struct in6_addr *daddr, struct sk_buff *skb, u32 *mtu);
 int mrc_xmit(struct mrc_net *mn, int family, const struct in6_addr *daddr,

@@ -62,6 +62,7 @@ static const char * const mrc_stat_names[__MRC_STAT_MAX] = {
 	[MRC_STAT_RTX_MTU]		= "total_rtx_mtu",
 	[MRC_STAT_RX_EVICTED]		= "rx_msgs_evicted",
 	[MRC_STAT_UDP_SOCKETS]		= "udp_sockets_open",
+	[MRC_STAT_RX_DROP_FILTER]	= "rx_drop_filter",
 };
 
 #endif /* _MRC_STAT_NAMES_H */

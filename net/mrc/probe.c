@@ -186,7 +186,7 @@ static bool mrc_probe_egress_stopped(struct mrc_net *mn,
 	struct flowi fl;
 	bool stopped;
 
-	dst = mrc_route(mn, pr->family, &pr->daddr, pr->ev, tos, &fl);
+	dst = mrc_route(mn, NULL, pr->family, &pr->daddr, pr->ev, tos, &fl);
 	if (IS_ERR(dst))
 		return false;
 	dev = dst->dev;

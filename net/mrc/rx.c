@@ -586,6 +586,10 @@ static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 		return;
 	}
 	ms = mrc_sock_lookup(mn, ctx->family, h.dport);
+	if (ms && mrc_sock_filter(ms, skb)) {
+		mrc_stat_inc(mn, MRC_STAT_RX_DROP_FILTER);
+		return;
+	}
 	qp = ms ? mrc_qp_lookup(ms, &ctx->saddr, h.sport) : NULL;
 	if (qp && !refcount_inc_not_zero(&qp->ref))
 		qp = NULL;

@@ -11,7 +11,9 @@
  * queue pairs still deliver what was queued, and the last one to close
  * unbinds the port and drops the last reference.
  */
+#include <linux/bpf-cgroup.h>
 #include <linux/errqueue.h>
+#include <linux/filter.h>
 #include <linux/module.h>
 #include <linux/net.h>
 #include <linux/poll.h>
@@ -271,6 +273,42 @@ static int mrc_put_addr(struct sock *sk, void *uaddr,
 	return sizeof(*sin6);
 }
 
+/* The cgroup's sock_addr BPF programs run on mrc's addresses where UDP
+ * runs them on its own (bind, connect, and sendmsg to an address): an IP
+ * address and, in its port field, the mrc port, ctx->protocol telling
+ * them IPPROTO_MRC.  They may refuse the call (EPERM) or rewrite the
+ * address, which is parsed again after them.  What mrc cannot honour of
+ * theirs is ignored: a sendmsg program's source address (mrc picks the
+ * route's), a bind program's leave to bind a privileged port (mrc ports
+ * need no privilege).  Called once @uaddr was found valid.
+ */
+static int mrc_cgroup_addr(struct sock *sk, struct sockaddr *uaddr,
+			   enum cgroup_bpf_attach_type t)
+{
+	struct in6_addr src = {};
+	u32 flags = 0;
+
+	/* The macros need the type as a constant: one static key each. */
+	switch (t) {
+	case CGROUP_INET4_BIND:
+		return BPF_CGROUP_RUN_PROG_INET_BIND_LOCK(sk, uaddr,
+				CGROUP_INET4_BIND, &flags);
+	case CGROUP_INET6_BIND:
+		return BPF_CGROUP_RUN_PROG_INET_BIND_LOCK(sk, uaddr,
+				CGROUP_INET6_BIND, &flags);
+	case CGROUP_INET4_CONNECT:
+		return BPF_CGROUP_RUN_PROG_INET4_CONNECT_LOCK(sk, uaddr);
+	case CGROUP_INET6_CONNECT:
+		return BPF_CGROUP_RUN_PROG_INET6_CONNECT_LOCK(sk, uaddr);
+	case CGROUP_UDP4_SENDMSG:
+		return BPF_CGROUP_RUN_PROG_UDP4_SENDMSG_LOCK(sk, uaddr, &src);
+	case CGROUP_UDP6_SENDMSG:
+		return BPF_CGROUP_RUN_PROG_UDP6_SENDMSG_LOCK(sk, uaddr, &src);
+	default:
+		return 0;
+	}
+}
+
 static int mrc_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 {
 	struct mrc_sock *ms = mrc_sk(sock->sk);
@@ -278,6 +316,14 @@ static int mrc_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	u16 port;
 	int ret;
 
+	ret = mrc_get_addr(sock->sk, uaddr, len, &addr, &port);
+	if (ret)
+		return ret;
+	ret = mrc_cgroup_addr(sock->sk, uaddr,
+			      sock->sk->sk_family == AF_INET6 ?
+			      CGROUP_INET6_BIND : CGROUP_INET4_BIND);
+	if (ret)
+		return ret;
 	ret = mrc_get_addr(sock->sk, uaddr, len, &addr, &port);
 	if (ret)
 		return ret;
@@ -298,6 +344,12 @@ static int mrc_connect(struct socket *sock, struct sockaddr *uaddr, int len,
 		return 0;
 	}
 	ret = mrc_get_addr(sk, uaddr, len, &addr, &port);
+	if (!ret)
+		ret = mrc_cgroup_addr(sk, uaddr, sk->sk_family == AF_INET6 ?
+				      CGROUP_INET6_CONNECT :
+				      CGROUP_INET4_CONNECT);
+	if (!ret)
+		ret = mrc_get_addr(sk, uaddr, len, &addr, &port);
 	if (ret)
 		return ret;
 	if (!port)
@@ -419,6 +471,14 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	if (msg->msg_name) {
 		ret = mrc_get_addr(sk, msg->msg_name, msg->msg_namelen, &addr,
 				   &port);
+		if (!ret)
+			ret = mrc_cgroup_addr(sk, msg->msg_name,
+					      sk->sk_family == AF_INET6 ?
+					      CGROUP_UDP6_SENDMSG :
+					      CGROUP_UDP4_SENDMSG);
+		if (!ret)
+			ret = mrc_get_addr(sk, msg->msg_name,
+					   msg->msg_namelen, &addr, &port);
 		if (ret)
 			return ret;
 		if (!port)
@@ -543,6 +603,30 @@ void mrc_sock_deliver(struct mrc_sock *ms, struct mrc_rx_msg *m)
 	list_add_tail(&m->list, &ms->rxq);
 	spin_unlock_bh(&ms->rxq_lock);
 	sk->sk_data_ready(sk);
+}
+
+/**
+ * mrc_sock_filter() - whether a socket takes a data packet, by its
+ * socket filter, its cgroup's ingress BPF programs and the LSM
+ * @ms: the socket the packet's destination port names
+ * @skb: the packet, its data at the UDP header
+ *
+ * A filter's verdict is whole: a packet is taken or dropped, never
+ * trimmed (its mrc headers say how long it is).  The drop is counted
+ * in the socket's sk_drops; the caller counts it for the namespace.
+ *
+ * Context: softirq, rcu_read_lock() held.
+ *
+ * Return: true if the packet is refused.
+ */
+bool mrc_sock_filter(struct mrc_sock *ms, struct sk_buff *skb)
+{
+	struct sock *sk = mrc_to_sk(ms);
+
+	if (!sk_filter_trim_cap(sk, skb, skb->len))
+		return false;
+	atomic_inc(&sk->sk_drops);
+	return true;
 }
 
 /**
@@ -736,6 +820,47 @@ static __poll_t mrc_poll(struct file *file, struct socket *sock,
 	return mask;
 }
 
+/* The SOL_SOCKET options mrc honours; any other is refused with
+ * ENOPROTOOPT rather than taken and ignored, where the kernel lets a
+ * protocol see them first (SOCK_CUSTOM_SOCKOPT, not in 6.1: there the
+ * socket layer takes them all, and mrc refuses only SO_RCVLOWAT, by
+ * mrc_set_rcvlowat(); SO_ZEROCOPY and SO_PEEK_OFF it refuses itself for
+ * mrc).  Buffers bound the
+ * memory of messages (SO_SNDBUF, SO_RCVBUF); the timeouts bound
+ * blocking calls; SO_LINGER {1, 0} aborts on close; SO_BROADCAST lets a
+ * broadcast destination be sent to; the mark and priority go on every
+ * packet of the socket's (the mark into its route lookup too); a socket
+ * filter, or a cgroup's ingress program, judges each data packet for
+ * the socket before mrc takes it.  Not honoured: SO_BINDTODEVICE (data
+ * would still arrive by any device), SO_REUSEADDR and SO_REUSEPORT
+ * (bind() has its own rule), timestamps, SO_RCVLOWAT, SO_KEEPALIVE,
+ * busy polling, SO_ZEROCOPY, SO_TXTIME and the rest.
+ */
+static bool mrc_sol_socket_ok(int optname)
+{
+	switch (optname) {
+	case SO_SNDBUF:
+	case SO_SNDBUFFORCE:
+	case SO_RCVBUF:
+	case SO_RCVBUFFORCE:
+	case SO_SNDTIMEO_OLD:
+	case SO_SNDTIMEO_NEW:
+	case SO_RCVTIMEO_OLD:
+	case SO_RCVTIMEO_NEW:
+	case SO_LINGER:
+	case SO_BROADCAST:
+	case SO_MARK:
+	case SO_PRIORITY:
+	case SO_ATTACH_FILTER:
+	case SO_ATTACH_BPF:
+	case SO_DETACH_FILTER:
+	case SO_LOCK_FILTER:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static int mrc_setsockopt(struct socket *sock, int level, int optname,
 			  sockptr_t optval, unsigned int optlen)
 {
@@ -743,6 +868,10 @@ static int mrc_setsockopt(struct socket *sock, int level, int optname,
 	struct net *net = sock_net(sock->sk);
 	int val;
 
+	if (level == SOL_SOCKET)
+		return mrc_sol_socket_ok(optname) ?
+		       sock_setsockopt(sock, level, optname, optval, optlen) :
+		       -ENOPROTOOPT;
 	if (level != SOL_MRC)
 		return -ENOPROTOOPT;
 	if (optlen < sizeof(int))
@@ -787,6 +916,12 @@ static int mrc_getsockopt(struct socket *sock, int level, int optname,
 	if (put_user(len, optlen) || copy_to_user(optval, &val, len))
 		return -EFAULT;
 	return 0;
+}
+
+/* A message is returned whole or not at all: no low-water mark. */
+static int mrc_set_rcvlowat(struct sock *sk, int val)
+{
+	return -ENOPROTOOPT;
 }
 
 static int mrc_ioctl(struct socket *sock, unsigned int cmd, unsigned long arg)
@@ -875,6 +1010,11 @@ static int mrc_sk_init(struct sock *sk)
 	atomic_set(&ms->rx_over_wanted, 0);
 	atomic_set(&ms->rx_starved, 0);
 	INIT_HLIST_NODE(&ms->port_node);
+#ifdef SOCK_CUSTOM_SOCKOPT
+	/* SOL_SOCKET options come to mrc_setsockopt() to be sorted. */
+	if (sk->sk_socket)
+		set_bit(SOCK_CUSTOM_SOCKOPT, &sk->sk_socket->flags);
+#endif
 	ms->orig_destruct = sk->sk_destruct;
 	sk->sk_destruct = mrc_sk_destruct;
 	sock_set_flag(sk, SOCK_RCU_FREE);
@@ -921,6 +1061,7 @@ static void mrc_sk_unhash(struct sock *sk)
 	.sendmsg	= mrc_sendmsg,				\
 	.recvmsg	= mrc_recvmsg,				\
 	.mmap		= sock_no_mmap,				\
+	.set_rcvlowat	= mrc_set_rcvlowat,			\
 }
 
 #define MRC_PROTOSW(_prot, _ops) {				\

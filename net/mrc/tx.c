@@ -6,6 +6,7 @@
  * are built under it into a list and sent once it is released.
  */
 #include <linux/random.h>
+#include <linux/security.h>
 #include <linux/vmalloc.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
@@ -64,6 +65,9 @@ void mrc_skb_set_sport(struct sk_buff *skb, u16 sport, u8 tos)
 /**
  * mrc_route() - the route an mrc packet takes
  * @mn: the namespace it is sent in
+ * @sk: the mrc socket sending it, or NULL (probes, refusals): its mark
+ *	and owner select the route as for any socket's packet (ip rule
+ *	fwmark, uidrange), and the LSM labels the flow
  * @family: AF_INET or AF_INET6
  * @daddr: destination (IPv4 v4-mapped)
  * @sport: the UDP source port: the entropy value, on which a multipath
@@ -78,22 +82,32 @@ void mrc_skb_set_sport(struct sk_buff *skb, u16 sport, u8 tos)
  *
  * Return: the route, held, or an ERR_PTR.
  */
-struct dst_entry *mrc_route(struct mrc_net *mn, int family,
-			    const struct in6_addr *daddr, u16 sport, u8 tos,
-			    struct flowi *fl)
+struct dst_entry *mrc_route(struct mrc_net *mn, struct sock *sk,
+			    int family, const struct in6_addr *daddr, u16 sport,
+			    u8 tos, struct flowi *fl)
 {
+	u32 mark = sk ? READ_ONCE(sk->sk_mark) : 0;
 	struct rtable *rt;
 
 	if (family == AF_INET6) {
 #if IS_ENABLED(CONFIG_IPV6)
+		/* An AF_INET6 mrc socket is an IPv6 one to the routing
+		 * (source preferences); no other may be given.
+		 */
+		struct sock *sk6 = sk && sk->sk_family == AF_INET6 ? sk : NULL;
+
 		fl->u.ip6 = (struct flowi6){
 			.daddr = *daddr,
 			.flowi6_proto = IPPROTO_UDP,
+			.flowi6_mark = mark,
+			.flowi6_uid = sock_net_uid(mn->net, sk),
 			.fl6_sport = htons(sport),
 			.fl6_dport = htons(MRC_UDP_PORT),
 		};
-		return ipv6_stub->ipv6_dst_lookup_flow(mn->net, NULL,
-						       &fl->u.ip6, NULL);
+		if (sk)
+			security_sk_classify_flow(sk, flowi6_to_flowi_common(&fl->u.ip6));
+		return ipv6_stub->ipv6_dst_lookup_flow(mn->net, sk6, &fl->u.ip6,
+						       NULL);
 #else
 		return ERR_PTR(-EAFNOSUPPORT);
 #endif
@@ -102,25 +116,38 @@ struct dst_entry *mrc_route(struct mrc_net *mn, int family,
 		.daddr = daddr->s6_addr32[3],
 		.flowi4_proto = IPPROTO_UDP,
 		.flowi4_tos = RT_TOS(tos),
+		.flowi4_mark = mark,
+		.flowi4_uid = sock_net_uid(mn->net, sk),
 		.fl4_sport = htons(sport),
 		.fl4_dport = htons(MRC_UDP_PORT),
 	};
+	if (sk)
+		security_sk_classify_flow(sk, flowi4_to_flowi_common(&fl->u.ip4));
 	rt = ip_route_output_key(mn->net, &fl->u.ip4);
 	return IS_ERR(rt) ? ERR_CAST(rt) : &rt->dst;
 }
 
-/* No UDP socket sends it: the UDP/4791 sockets only receive, and may
- * close under a timer's packet once the namespace's last mrc socket is
- * gone (socket.c); nor does IP need one to send.
+/* Sent by the mrc socket that owns @skb (mrc_qp_flush()), or by none
+ * (probes, refusals): never by the UDP/4791 sockets, which only receive
+ * and may close under a timer's packet once the namespace's last mrc
+ * socket is gone (socket.c).  Given to IP as the sending socket, the mrc
+ * socket is what netfilter's LOCAL_OUT and the cgroup's egress BPF
+ * programs see (these run for a socket that owns the skb); its mark and
+ * priority go on the packet, as UDP's do.
  */
 static int mrc_xmit_one(struct mrc_net *mn, int family,
 			const struct in6_addr *daddr, struct sk_buff *skb,
 			u16 sport, u8 tos, bool frag, u32 *mtu)
 {
+	struct sock *sk = skb->sk;
 	struct dst_entry *dst;
 	struct flowi fl;
 
-	dst = mrc_route(mn, family, daddr, sport, tos, &fl);
+	if (sk) {
+		skb->mark = READ_ONCE(sk->sk_mark);
+		skb->priority = READ_ONCE(sk->sk_priority);
+	}
+	dst = mrc_route(mn, sk, family, daddr, sport, tos, &fl);
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
 		return PTR_ERR(dst);
@@ -133,7 +160,7 @@ static int mrc_xmit_one(struct mrc_net *mn, int family,
 		/* No tunnel device: its stats must not be counted on
 		 * dst->dev.
 		 */
-		udp_tunnel6_xmit_skb(dst, NULL, skb, NULL,
+		udp_tunnel6_xmit_skb(dst, sk, skb, NULL,
 				     &fl.u.ip6.saddr, &fl.u.ip6.daddr, tos,
 				     ip6_dst_hoplimit(dst), 0, htons(sport),
 				     htons(MRC_UDP_PORT), false);
@@ -141,7 +168,7 @@ static int mrc_xmit_one(struct mrc_net *mn, int family,
 	}
 #endif
 	udp_tunnel_xmit_skb(container_of(dst, struct rtable, dst),
-			    NULL, skb, fl.u.ip4.saddr,
+			    sk, skb, fl.u.ip4.saddr,
 			    fl.u.ip4.daddr, tos, ip4_dst_hoplimit(dst),
 			    frag ? 0 : htons(IP_DF), htons(sport),
 			    htons(MRC_UDP_PORT), false, false);
@@ -242,6 +269,10 @@ void mrc_qp_flush(struct mrc_qp *qp)
 		low = 0;
 		while ((skb = __skb_dequeue(&batch))) {
 			mtu = 0;
+			/* The socket's packet, charged to it while it
+			 * lives (the QP holds the socket).
+			 */
+			skb_set_owner_w(skb, mrc_to_sk(qp->ms));
 			mrc_xmit_pmtu(qp->mn, qp->family, &qp->raddr, skb,
 				      &mtu);
 			if (mtu && (!low || mtu < low))
@@ -421,7 +452,8 @@ static void mrc_qp_route_mtu(struct mrc_qp *qp)
 	struct dst_entry *dst;
 	struct flowi fl;
 
-	dst = mrc_route(qp->mn, qp->family, &qp->raddr, qp->udp_sport, 0, &fl);
+	dst = mrc_route(qp->mn, mrc_to_sk(qp->ms), qp->family, &qp->raddr,
+			qp->udp_sport, 0, &fl);
 	if (IS_ERR(dst))
 		return;
 	qp->pmtu = dst_mtu(dst);
@@ -756,7 +788,8 @@ static u32 mrc_qp_value_mtu(struct mrc_qp *qp, u16 entropy)
 	struct flowi fl;
 	u32 mtu;
 
-	dst = mrc_route(qp->mn, qp->family, &qp->raddr, entropy, 0, &fl);
+	dst = mrc_route(qp->mn, mrc_to_sk(qp->ms), qp->family, &qp->raddr,
+			entropy, 0, &fl);
 	if (IS_ERR(dst))
 		return 0;
 	mtu = dst_mtu(dst);

@@ -296,6 +296,10 @@ enum mrc_stat {
 					 * else 2 (1 without IPv6); a value,
 					 * not a count
 					 */
+	MRC_STAT_RX_DROP_FILTER,	/* data a socket's filter, its
+					 * cgroup's ingress BPF or the LSM
+					 * refused
+					 */
 
 	__MRC_STAT_MAX,
 };
