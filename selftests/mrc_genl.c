@@ -590,6 +590,7 @@ TEST_F(mrc, config_defaults_documented)
 		{ MRC_A_RTO_US, 4000 },
 		{ MRC_A_MAX_MSG_SIZE, 67108864 },
 		{ MRC_A_RETRY_LIMIT, 7 },
+		{ MRC_A_LISTEN, 0 },
 	};
 	size_t i;
 
