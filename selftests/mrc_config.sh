@@ -39,13 +39,14 @@ PARAMS=(
 	"rto|100|10000000|4000|5000|RetransmissionTimeout (rto) must be in 100..10000000"
 	"max-msg-size|1|1073741824|67108864|1048576|MaxMessageSize (max-msg-size) must be in 1..1073741824"
 	"retry-limit|1|255|7|3|RetryLimit (retry-limit) must be in 1..255"
+	"listen|0|1|0|1|Listen (listen) must be in 0..1"
 )
 
 # JSON keys, in the same order.
 JSON_KEYS=(packet_spraying_type entropy_mask_bits starting_port_offset
 	active_ev_set_size reliability_probe_period_us sack_loss_min_retx_pkts
 	mss config_base_rtt_us link_rate_mbps qp_groups_enabled
-	trimming_enabled rto_us max_msg_size retry_limit)
+	trimming_enabled rto_us max_msg_size retry_limit listen)
 
 # plain KEY VALUE: how plain output shows a value given as a number.
 plain() {
@@ -131,7 +132,7 @@ done
 chk_eq "default bdp-bytes" "$(mrc_kv_get bdp-bytes <<<"$out")" 300000
 chk_eq "default active-set" "$(mrc_kv_get active-set <<<"$out")" 72
 IFS=$'\n' read -r -d '' -a lines <<<"$out"
-chk_eq "config show: number of lines" "${#lines[@]}" 16
+chk_eq "config show: number of lines" "${#lines[@]}" 17
 
 jout=$(mrc_exec -j config show)
 chk_eq "mrc -j config show: exit status" "$?" 0
@@ -141,7 +142,7 @@ else
 	mrc_fail "mrc -j config show: not one flat object" "$jout"
 fi
 json_parse "$jout"
-chk_eq "JSON: number of members" "${#JSON[@]}" 16
+chk_eq "JSON: number of members" "${#JSON[@]}" 17
 for ((i = 0; i < ${#PARAMS[@]}; i++)); do
 	IFS='|' read -r key min max def val msg <<<"${PARAMS[i]}"
 	chk_eq "JSON default ${JSON_KEYS[i]}" "${JSON[${JSON_KEYS[i]}]:-<absent>}" \
