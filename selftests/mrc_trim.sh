@@ -67,6 +67,8 @@ mrc_routed_line "$C" "$R" "$S" || mrc_die "cannot build the line"
 ip netns exec "$R" ethtool -K r-b tx off >/dev/null ||
 	mrc_die "cannot turn r-b's checksum offload off"
 DST4=$MRC_LINE_IP4_B DST6=$MRC_LINE_IP6_B
+# The receiver has no mrc socket: port 4791 opens there only to listen.
+mrc_exec -n "$S" config set listen 1 || mrc_die "$S: config set listen 1"
 # Not "tc -n": it would run tc in a mount namespace of its own, with a
 # /sys of that network namespace and no /sys/fs/bpf, and the maps would
 # be pinned where mrc_trimctl cannot see them.
