@@ -48,6 +48,13 @@ struct mrc_config {
 	__u32 max_msg_size;
 	__u32 retry_limit;
 	__u32 listen;
+	__u32 dscp_no_trim;
+	__u32 dscp_trimmable;
+	__u32 dscp_trimmable_rtx;
+	__u32 dscp_trimmed;
+	__u32 dscp_trimmed_lh;
+	__u32 dscp_control;
+	__u32 ecn_skip;
 };
 
 /**
@@ -242,12 +249,96 @@ static const struct mrc_config_param mrc_config_params[] = {
 		.offset = offsetof(struct mrc_config, listen),
 		.range_msg = "Listen (listen) must be in 0..1",
 	},
+	{
+		/* The emulator's classes: what mrc sends data and control in. */
+		.attr = MRC_A_DSCP_NO_TRIM,
+		.spec = "DscpNoTrim",
+		.key = "dscp-no-trim",
+		.json = "dscp_no_trim",
+		.min = 0,
+		.max = 63,
+		.def = 0,
+		.offset = offsetof(struct mrc_config, dscp_no_trim),
+		.range_msg = "DscpNoTrim (dscp-no-trim) must be in 0..63",
+	},
+	{
+		.attr = MRC_A_DSCP_TRIMMABLE,
+		.spec = "DscpTrimmable",
+		.key = "dscp-trimmable",
+		.json = "dscp_trimmable",
+		.min = 0,
+		.max = 63,
+		.def = 4,
+		.offset = offsetof(struct mrc_config, dscp_trimmable),
+		.range_msg = "DscpTrimmable (dscp-trimmable) must be in 0..63",
+	},
+	{
+		.attr = MRC_A_DSCP_TRIMMABLE_RTX,
+		.spec = "DscpTrimmableRetx",
+		.key = "dscp-trimmable-rtx",
+		.json = "dscp_trimmable_rtx",
+		.min = 0,
+		.max = 63,
+		.def = 8,
+		.offset = offsetof(struct mrc_config, dscp_trimmable_rtx),
+		.range_msg = "DscpTrimmableRetx (dscp-trimmable-rtx) must be in 0..63",
+	},
+	{
+		/* What a trimming switch marks: mrc only reads these. */
+		.attr = MRC_A_DSCP_TRIMMED,
+		.spec = "DscpTrimmed",
+		.key = "dscp-trimmed",
+		.json = "dscp_trimmed",
+		.min = 0,
+		.max = 63,
+		.def = 12,
+		.offset = offsetof(struct mrc_config, dscp_trimmed),
+		.range_msg = "DscpTrimmed (dscp-trimmed) must be in 0..63",
+	},
+	{
+		.attr = MRC_A_DSCP_TRIMMED_LAST_HOP,
+		.spec = "DscpTrimmedLastHop",
+		.key = "dscp-trimmed-last-hop",
+		.json = "dscp_trimmed_last_hop",
+		.min = 0,
+		.max = 63,
+		.def = 16,
+		.offset = offsetof(struct mrc_config, dscp_trimmed_lh),
+		.range_msg = "DscpTrimmedLastHop (dscp-trimmed-last-hop) must be in 0..63",
+	},
+	{
+		.attr = MRC_A_DSCP_CONTROL,
+		.spec = "DscpControl",
+		.key = "dscp-control",
+		.json = "dscp_control",
+		.min = 0,
+		.max = 63,
+		.def = 46,
+		.offset = offsetof(struct mrc_config, dscp_control),
+		.range_msg = "DscpControl (dscp-control) must be in 0..63",
+	},
+	{
+		/* MRC 1.0's emulator, not the spec: CE steers as a trim does. */
+		.attr = MRC_A_ECN_SKIP,
+		.spec = "EcnSkip",
+		.key = "ecn-skip",
+		.json = "ecn_skip",
+		.min = 0,
+		.max = 1,
+		.def = 0,
+		.offset = offsetof(struct mrc_config, ecn_skip),
+		.range_msg = "EcnSkip (ecn-skip) must be in 0..1",
+	},
 };
 
 #define MRC_NR_CONFIG_PARAMS ARRAY_SIZE(mrc_config_params)
 
 #define MRC_PORT_RULE_MSG \
 	"StartingPortOffset + 2^EntropyMaskBits - 1 must not exceed 65535"
+#define MRC_DSCP_RULE_MSG \
+	"dscp-trimmed and dscp-trimmed-last-hop must differ from each other " \
+	"and from dscp-no-trim, dscp-trimmable, dscp-trimmable-rtx and " \
+	"dscp-control"
 
 static inline __u32 *mrc_config_field(struct mrc_config *cfg,
 				      const struct mrc_config_param *p)
@@ -288,10 +379,41 @@ static inline __u32 mrc_entropy_range(const struct mrc_config *cfg)
  */
 static inline const char *mrc_config_check(const struct mrc_config *cfg)
 {
+	__u32 sent[] = { cfg->dscp_no_trim, cfg->dscp_trimmable,
+			 cfg->dscp_trimmable_rtx, cfg->dscp_control };
+	size_t i;
+
 	if (cfg->starting_port_offset + mrc_entropy_range(cfg) - 1 >
 	    MRC_MAX_PORT)
 		return MRC_PORT_RULE_MSG;
+	/* A receiver takes a packet in a trimmed class for a trimmed one:
+	 * no class mrc sends in may be one.
+	 */
+	if (cfg->dscp_trimmed == cfg->dscp_trimmed_lh)
+		return MRC_DSCP_RULE_MSG;
+	for (i = 0; i < ARRAY_SIZE(sent); i++)
+		if (sent[i] == cfg->dscp_trimmed ||
+		    sent[i] == cfg->dscp_trimmed_lh)
+			return MRC_DSCP_RULE_MSG;
 	return NULL;
+}
+
+/**
+ * mrc_data_tos() - the TOS byte of a data packet or a probe
+ * @cfg: the configuration
+ * @rtx: whether it is a retransmission
+ *
+ * Data and probes are ECN-capable (ECT(0)), in the trimmable classes
+ * while trimming is on, else in the no-trim class.
+ *
+ * Return: DSCP << 2 | ECT(0).
+ */
+static inline __u8 mrc_data_tos(const struct mrc_config *cfg, int rtx)
+{
+	__u32 dscp = !cfg->trimming ? cfg->dscp_no_trim :
+		     rtx ? cfg->dscp_trimmable_rtx : cfg->dscp_trimmable;
+
+	return (__u8)(dscp << 2 | 0x02);
 }
 
 /* Bandwidth-delay product in bytes: Mbit/s x us is bits. */

@@ -583,6 +583,7 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		   struct sk_buff_head *out);
 enum hrtimer_restart mrc_rto_fire(struct hrtimer *t);
 enum hrtimer_restart mrc_ack_fire(struct hrtimer *t);
+u8 mrc_control_tos(struct mrc_net *mn);
 u32 mrc_qp_rto_us(struct mrc_qp *qp, const struct mrc_config *c);
 void mrc_sock_rx_room(struct mrc_sock *ms);
 void mrc_qp_tx_reset(struct mrc_qp *qp);

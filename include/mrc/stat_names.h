@@ -63,6 +63,8 @@ static const char * const mrc_stat_names[__MRC_STAT_MAX] = {
 	[MRC_STAT_RX_EVICTED]		= "rx_msgs_evicted",
 	[MRC_STAT_UDP_SOCKETS]		= "udp_sockets_open",
 	[MRC_STAT_RX_DROP_FILTER]	= "rx_drop_filter",
+	[MRC_STAT_RX_TRIMMED]		= "rx_trimmed",
+	[MRC_STAT_ECN_SKIP_TX]		= "ecn_skip_tx",
 };
 
 #endif /* _MRC_STAT_NAMES_H */

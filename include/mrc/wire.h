@@ -170,6 +170,10 @@ static inline int mrc_hdr_check(const __u8 *p, size_t len)
 #define MRC_CC_FLAG_DELAYED	0x04	/* SACK: sent by a timer (mrc) */
 /* SETH byte 1: the mark (bits 6:5) and the probe-response flag (bit 1). */
 #define MRC_SETH_PROBE_RESP	0x02
+#define MRC_SETH_MARK_SHIFT	5
+#define MRC_SETH_MARK_MASK	0x60
+#define MRC_MARK_SKIP_ONCE	1	/* pass the value over once */
+#define MRC_MARK_ALWAYS_SKIP	2	/* MRC 1.0; mrc neither sends nor acts on it */
 
 enum mrc_nack_reason {
 	MRC_NACK_TRIMMED		= 0x01,

@@ -200,9 +200,13 @@ static void mrc_probe_send(struct mrc_net *mn, struct mrc_peer *p,
 			   struct mrc_probe *pr)
 {
 	struct sk_buff *skb;
+	u8 tos;
 
 	/* The data class, as a first transmission of data. */
-	if (mrc_probe_egress_stopped(mn, pr, INET_ECN_ECT_0)) {
+	rcu_read_lock();
+	tos = mrc_data_tos(mrc_cfg(mn), false);
+	rcu_read_unlock();
+	if (mrc_probe_egress_stopped(mn, pr, tos)) {
 		mrc_stat_inc(mn, MRC_STAT_PROBE_SKIP_QUEUE_STOPPED);
 		return;
 	}
@@ -219,7 +223,7 @@ static void mrc_probe_send(struct mrc_net *mn, struct mrc_peer *p,
 		return;
 	}
 	skb_put(skb, mrc_put_probe_hdr(skb->data, &pr->h));
-	mrc_skb_set_sport(skb, pr->ev, INET_ECN_ECT_0);
+	mrc_skb_set_sport(skb, pr->ev, tos);
 	/* Counted once the IP layer took it: mrc_xmit() counts a failure. */
 	if (!mrc_xmit(mn, pr->family, &pr->daddr, skb))
 		mrc_probe_sent(mn, p, pr);
@@ -336,7 +340,7 @@ void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
 	}
 	skb_put(skb, mrc_put_ack_hdr(skb->data, &a));
 	/* The control class, as every acknowledgment. */
-	mrc_skb_set_sport(skb, entropy, 46 << 2);
+	mrc_skb_set_sport(skb, entropy, mrc_control_tos(mn));
 	mrc_stat_inc(mn, MRC_STAT_PROBE_RESP_TX);
 	mrc_mon(mn, qp->qpn, MRC_MON_PROBE_RESP_TX, entropy, h.id, saddr,
 		family);

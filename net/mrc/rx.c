@@ -23,6 +23,7 @@ struct mrc_rx_ctx {
 	struct in6_addr saddr;
 	u16 entropy;		/* UDP source port */
 	bool ecn;		/* CE-marked */
+	u8 dscp;		/* its codepoint, trimmed or not */
 	int family;
 	unsigned int off;	/* payload offset in the skb */
 	unsigned int len;	/* payload length */
@@ -31,6 +32,25 @@ struct mrc_rx_ctx {
 	 */
 	u16 drop;
 };
+
+/**
+ * mrc_control_tos() - the TOS byte of the transport's own packets
+ * @mn: the namespace, whose dscp-control it is
+ *
+ * ACKs, SACKs, NACKs and probe responses go in the control class, not
+ * ECN-capable: a switch must neither trim nor mark them.
+ *
+ * Return: dscp-control << 2.
+ */
+u8 mrc_control_tos(struct mrc_net *mn)
+{
+	u8 tos;
+
+	rcu_read_lock();
+	tos = mrc_cfg(mn)->dscp_control << 2;
+	rcu_read_unlock();
+	return tos;
+}
 
 /* Queues acknowledgment @a on @out; false if there was no memory. */
 static bool mrc_rx_queue_ack(struct mrc_qp *qp, struct mrc_ack_hdr *a,
@@ -47,8 +67,10 @@ static bool mrc_rx_queue_ack(struct mrc_qp *qp, struct mrc_ack_hdr *a,
 	}
 	len = mrc_put_ack_hdr(skb->data, a);
 	skb_put(skb, len);
-	/* Acknowledgments are control traffic: DSCP 46, as the emulator. */
-	mrc_skb_set_sport(skb, sport, 46 << 2);
+	/* Acknowledgments are control traffic (DSCP 46 by default, as
+	 * the emulator).
+	 */
+	mrc_skb_set_sport(skb, sport, mrc_control_tos(qp->mn));
 	__skb_queue_tail(out, skb);
 	s = a->opcode == MRC_OP_ACK ? MRC_STAT_ACK_TX :
 	    a->opcode == MRC_OP_SACK ? MRC_STAT_SACK_TX : MRC_STAT_NACK_TX;
@@ -89,10 +111,11 @@ static void mrc_rx_send_ack(struct mrc_qp *qp, struct sk_buff_head *out)
  * point and the bitmap of the 64 PSNs after it.
  */
 static bool mrc_rx_queue_sack(struct mrc_qp *qp, u32 drew, u16 ts, u16 ev,
-			      u8 cc_flags, struct sk_buff_head *out)
+			      u8 flags, u8 cc_flags, struct sk_buff_head *out)
 {
 	struct mrc_ack_hdr a = {
 		.opcode = MRC_OP_SACK,
+		.flags = flags,
 		.dport = qp->rport,
 		.sport = qp->lport,
 		.epoch = qp->rx_epoch,
@@ -116,7 +139,22 @@ static void mrc_rx_send_sack(struct mrc_qp *qp, u32 drew, u16 ts, bool dup,
 			     const struct mrc_rx_ctx *ctx,
 			     struct sk_buff_head *out)
 {
-	mrc_rx_queue_sack(qp, drew, ts, ctx->entropy,
+	u8 flags = 0;
+	bool skip;
+
+	/* ecn-skip: a CE mark steers as a trim does, so that routers that
+	 * only mark ECN move load off their congested paths too.
+	 */
+	if (ctx->ecn) {
+		rcu_read_lock();
+		skip = mrc_cfg(qp->mn)->ecn_skip;
+		rcu_read_unlock();
+		if (skip) {
+			flags = MRC_MARK_SKIP_ONCE << MRC_SETH_MARK_SHIFT;
+			mrc_qp_stat_inc(qp, MRC_STAT_ECN_SKIP_TX);
+		}
+	}
+	mrc_rx_queue_sack(qp, drew, ts, ctx->entropy, flags,
 			  (ctx->ecn ? MRC_CC_FLAG_ECN : 0) |
 			  (dup ? MRC_CC_FLAG_DUP : 0), out);
 }
@@ -147,26 +185,29 @@ static void mrc_rx_send_nack(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 	mrc_rx_queue_ack(qp, &a, ctx->entropy, out);
 }
 
-/* Data for a port no socket is bound to: tell its sender, which fails
- * its QP (ECONNREFUSED) instead of retrying to its limit.  No state is
- * kept for it, so the reply is rate-limited per namespace.
+/* A NACK for @reason with no queue pair to send it: for data to a port
+ * no socket is bound to (its sender fails its QP, ECONNREFUSED, instead
+ * of retrying to its limit), or a trimmed packet of an incarnation this
+ * end does not know yet.  No state is kept for it, so the reply is
+ * rate-limited per namespace; it is no larger than the packet it
+ * answers.
  */
 static void mrc_rx_refuse(struct mrc_net *mn, const struct mrc_data_hdr *h,
-			  const struct mrc_rx_ctx *ctx)
+			  u8 reason, const struct mrc_rx_ctx *ctx)
 {
 	struct mrc_ack_hdr a;
 	struct sk_buff *skb;
 
 	if (!__ratelimit(&mn->refuse_rs))
 		return;
-	mrc_nack_of(&a, h, MRC_NACK_UNEXPECTED, ctx);
+	mrc_nack_of(&a, h, reason, ctx);
 	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_SETH_LEN + MRC_CCSTATE_LEN);
 	if (!skb) {
 		mrc_stat_inc(mn, MRC_STAT_TX_ERRORS);
 		return;
 	}
 	skb_put(skb, mrc_put_ack_hdr(skb->data, &a));
-	mrc_skb_set_sport(skb, ctx->entropy, 46 << 2);
+	mrc_skb_set_sport(skb, ctx->entropy, mrc_control_tos(mn));
 	mrc_stat_inc(mn, MRC_STAT_NACK_TX);
 	mrc_xmit(mn, ctx->family, &ctx->saddr, skb);
 }
@@ -398,7 +439,8 @@ enum hrtimer_restart mrc_ack_fire(struct hrtimer *t)
 	if (!qp->dead && qp->rx_open && qp->rx_unacked &&
 	    !hrtimer_is_queued(t) &&
 	    mrc_rx_queue_sack(qp, qp->rx_last_psn, qp->rx_last_ts,
-			      qp->rx_last_ev, MRC_CC_FLAG_DELAYED, &qp->xq)) {
+			      qp->rx_last_ev, 0, MRC_CC_FLAG_DELAYED,
+			      &qp->xq)) {
 		mrc_qp_stat_inc(qp, MRC_STAT_ACK_DELAYED_TX);
 		sent = true;
 	}
@@ -570,16 +612,99 @@ refuse:
 	mrc_rx_send_nack(qp, h, MRC_NACK_UNEXPECTED, ctx, out);
 }
 
+/* The fields of a trimmed data packet: those of any data packet, but
+ * for its payload, which a switch cut.
+ */
+static bool mrc_trimmed_fields_ok(const struct mrc_data_hdr *h, u32 max_msg)
+{
+	if (!h->sport || !h->epoch || h->msg_len > max_msg ||
+	    h->offset > h->msg_len)
+		return false;
+	switch (h->opcode) {
+	case MRC_OP_WRITE_ONLY:
+	case MRC_OP_WRITE_FIRST:
+		return !h->offset;
+	case MRC_OP_WRITE_MIDDLE:
+	case MRC_OP_WRITE_LAST:
+		return h->offset && h->offset < h->msg_len;
+	default:
+		return false;
+	}
+}
+
+/* A data packet a switch trimmed (its codepoint says so): nothing of it
+ * is placed, and its sender is told at once with a NACK carrying its PSN
+ * and entropy value, so that it resends the PSN without waiting for a
+ * timer and, if it was trimmed on the way, passes over that value once.
+ * The queue pair is looked up, never opened: a trimmed packet proves
+ * nothing.  With none for this incarnation yet (its first packets were
+ * trimmed), the NACK is sent as a refusal is, from no state.
+ */
+static void mrc_rx_trimmed(struct mrc_net *mn, struct sk_buff *skb,
+			   const struct mrc_data_hdr *h, u8 reason,
+			   struct mrc_rx_ctx *ctx)
+{
+	struct mrc_sock *ms;
+	struct mrc_qp *qp;
+
+	if (!mrc_trimmed_fields_ok(h, mrc_cfg(mn)->max_msg_size)) {
+		mrc_stat_inc(mn, MRC_STAT_RX_DROP_MALFORMED);
+		ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
+		return;
+	}
+	/* Every trimmed packet, whatever becomes of it: what the fabric
+	 * trimmed on its way here.
+	 */
+	mrc_stat_inc(mn, MRC_STAT_RX_TRIMMED);
+	ms = mrc_sock_lookup(mn, ctx->family, h->dport);
+	if (!ms) {
+		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
+		ctx->drop = SKB_DROP_REASON_NO_SOCKET;
+		mrc_rx_refuse(mn, h, MRC_NACK_UNEXPECTED, ctx);
+		return;
+	}
+	if (mrc_sock_filter(ms, skb)) {
+		mrc_stat_inc(mn, MRC_STAT_RX_DROP_FILTER);
+		return;
+	}
+	qp = mrc_qp_lookup(ms, &ctx->saddr, h->sport);
+	if (qp && !refcount_inc_not_zero(&qp->ref))
+		qp = NULL;
+	if (qp) {
+		spin_lock(&qp->lock);
+		if (!qp->dead && qp->rx_open && qp->rx_epoch == h->epoch) {
+			qp->stats[MRC_STAT_RX_TRIMMED]++;
+			mrc_rx_send_nack(qp, h, reason, ctx, &qp->xq);
+			spin_unlock(&qp->lock);
+			mrc_qp_flush(qp);
+			mrc_qp_put(qp);
+			return;
+		}
+		spin_unlock(&qp->lock);
+		mrc_qp_put(qp);
+	}
+	mrc_rx_refuse(mn, h, reason, ctx);
+}
+
 static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 			const u8 *p, struct mrc_rx_ctx *ctx)
 {
+	const struct mrc_config *cfg;
 	struct mrc_data_hdr h;
 	struct mrc_sock *ms;
 	struct mrc_qp *qp;
 	u32 max_msg;
 
 	mrc_get_data_hdr(p, &h);
-	max_msg = mrc_cfg(mn)->max_msg_size;
+	cfg = mrc_cfg(mn);
+	if (ctx->dscp == cfg->dscp_trimmed ||
+	    ctx->dscp == cfg->dscp_trimmed_lh) {
+		mrc_rx_trimmed(mn, skb, &h, ctx->dscp == cfg->dscp_trimmed ?
+			       MRC_NACK_TRIMMED : MRC_NACK_TRIMMED_LAST_HOP,
+			       ctx);
+		return;
+	}
+	max_msg = cfg->max_msg_size;
 	if (!mrc_data_fields_ok(&h, ctx->len, max_msg)) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_MALFORMED);
 		ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
@@ -607,7 +732,7 @@ static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 		if (PTR_ERR(qp) == -EPIPE) {
 			mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
 			ctx->drop = SKB_DROP_REASON_NO_SOCKET;
-			mrc_rx_refuse(mn, &h, ctx);
+			mrc_rx_refuse(mn, &h, MRC_NACK_UNEXPECTED, ctx);
 		} else {
 			mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_MEM);
 			ctx->drop = SKB_DROP_REASON_NOMEM;
@@ -696,6 +821,7 @@ static void mrc_rx(struct mrc_net *mn, struct sock *usk, struct sk_buff *skb)
 	const u8 *p;
 	enum skb_drop_reason why;
 	int hlen;
+	u8 tos;
 
 	mrc_stat_inc(mn, MRC_STAT_RX_PACKETS);
 	mrc_stat_add(mn, MRC_STAT_RX_BYTES, skb->len - hoff);
@@ -732,11 +858,13 @@ static void mrc_rx(struct mrc_net *mn, struct sock *usk, struct sk_buff *skb)
 	ctx.len = skb->len - ctx.off;
 	if (ctx.family == AF_INET6) {
 		ctx.saddr = ipv6_hdr(skb)->saddr;
-		ctx.ecn = INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
+		tos = ipv6_get_dsfield(ipv6_hdr(skb));
 	} else {
 		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, &ctx.saddr);
-		ctx.ecn = INET_ECN_is_ce(ip_hdr(skb)->tos);
+		tos = ip_hdr(skb)->tos;
 	}
+	ctx.ecn = INET_ECN_is_ce(tos);
+	ctx.dscp = tos >> 2;
 
 	switch (mrc_bth_opcode(p)) {
 	case MRC_OP_ACK:

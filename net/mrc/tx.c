@@ -374,7 +374,7 @@ static void mrc_skb_add_vmalloc(struct sk_buff *skb, const u8 *p, u32 len)
 
 static struct sk_buff *mrc_build_data(struct mrc_qp *qp,
 				      const struct mrc_tx_pkt *e, u32 psn,
-				      u8 flags)
+				      u8 flags, u8 tos)
 {
 	struct mrc_data_hdr h = {
 		.opcode = mrc_data_opcode(e),
@@ -411,8 +411,7 @@ static struct sk_buff *mrc_build_data(struct mrc_qp *qp,
 		mrc_skb_add_vmalloc(skb, payload, e->len);
 	else
 		skb_put_data(skb, payload, e->len);
-	/* ECT(0): a congested queue may mark rather than drop. */
-	mrc_skb_set_sport(skb, e->ev, INET_ECN_ECT_0);
+	mrc_skb_set_sport(skb, e->ev, tos);
 	return skb;
 }
 
@@ -420,6 +419,7 @@ static void mrc_queue_data(struct mrc_qp *qp, struct mrc_tx_pkt *e, u32 psn,
 			   u8 flags, u32 max, struct sk_buff_head *out)
 {
 	struct sk_buff *skb;
+	u8 tos;
 
 	/* Each transmission takes its value anew, a retransmission too,
 	 * and the value is kept: a timeout names it.
@@ -427,7 +427,14 @@ static void mrc_queue_data(struct mrc_qp *qp, struct mrc_tx_pkt *e, u32 psn,
 	e->ev = mrc_peer_entropy(qp, true);
 	mrc_qp_mon(qp, flags & MRC_BTH_RETX ? MRC_MON_DATA_RTX : MRC_MON_DATA_TX,
 		   e->ev, psn);
-	skb = mrc_build_data(qp, e, psn, flags);
+	/* ECT(0), in the class of a first transmission or of a
+	 * retransmission: a congested queue may mark rather than drop,
+	 * and a trimming switch may trim a retransmission in its own way.
+	 */
+	rcu_read_lock();
+	tos = mrc_data_tos(mrc_cfg(qp->mn), flags & MRC_BTH_RETX);
+	rcu_read_unlock();
+	skb = mrc_build_data(qp, e, psn, flags, tos);
 	mrc_qp_stat_inc(qp, MRC_STAT_TX_DATA_PACKETS);
 	/* No memory: the packet counts as sent and is lost; recovery
 	 * retransmits it as it would any other.
@@ -1093,7 +1100,25 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		return;
 	}
 	if (!qp->tx_epoch || h->epoch != qp->tx_epoch ||
-	    qp->state != MRC_QP_STATE_OPEN || !mrc_ack_plausible(qp, h)) {
+	    qp->state != MRC_QP_STATE_OPEN) {
+		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_OUT_OF_WINDOW);
+		return;
+	}
+	/* Trimmed on the way, not on the last hop: that path is congested,
+	 * pass over its value once, even if the PSN was acknowledged since
+	 * (another copy got through): the spec's table.  Only for a PSN
+	 * sent in the last window, and a mark is all it does then.
+	 */
+	if (h->opcode == MRC_OP_NACK && h->reason == MRC_NACK_TRIMMED &&
+	    mrc_psn_sdiff(h->psn, qp->snd_nxt) < 0 &&
+	    mrc_psn_sdiff(h->psn, qp->snd_una) >= -MRC_WINDOW) {
+		mrc_peer_trimmed(qp, h->entropy);
+		if (!mrc_psn_inflight(qp, h->psn)) {
+			mrc_qp_stat_inc(qp, MRC_STAT_NACK_RX);
+			return;
+		}
+	}
+	if (!mrc_ack_plausible(qp, h)) {
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_OUT_OF_WINDOW);
 		return;
 	}
@@ -1107,11 +1132,6 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 
 	if (h->opcode == MRC_OP_NACK) {
 		mrc_qp_stat_inc(qp, MRC_STAT_NACK_RX);
-		/* Trimmed on the way, not on the last hop: that path is
-		 * congested, pass over its value once.
-		 */
-		if (h->reason == MRC_NACK_TRIMMED)
-			mrc_peer_trimmed(qp, h->entropy);
 		if (h->reason == MRC_NACK_PSN_OOW) {
 			/* The peer has no state for this epoch: it restarted,
 			 * and what is in flight can never be acknowledged.
@@ -1162,6 +1182,14 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 	}
 	mrc_qp_stat_inc(qp, h->opcode == MRC_OP_ACK ? MRC_STAT_ACK_RX :
 			MRC_STAT_SACK_RX);
+	/* The receiver's mark (MRC 1.0): skip-once for a packet it saw
+	 * CE-marked, with ecn-skip on there.  Honoured whatever this end's
+	 * own setting: it is the receiver's to say.
+	 */
+	if (h->opcode == MRC_OP_SACK &&
+	    (h->flags & MRC_SETH_MARK_MASK) >> MRC_SETH_MARK_SHIFT ==
+	    MRC_MARK_SKIP_ONCE)
+		mrc_peer_trimmed(qp, h->entropy);
 	/* A plain ACK is sent in order or as a window update: room, unless
 	 * it is a late one (or forged), from before snd_una.
 	 */

@@ -60,6 +60,7 @@ enum mrc_value_kind mrc_param_kind(const struct mrc_config_param *p)
 		return MRC_KIND_SPRAYING;
 	case MRC_A_QP_GROUPS:
 	case MRC_A_TRIMMING:
+	case MRC_A_ECN_SKIP:
 		return MRC_KIND_BOOL;
 	case MRC_A_LINK_RATE_MBPS:
 		return MRC_KIND_RATE;

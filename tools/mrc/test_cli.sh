@@ -78,14 +78,16 @@ expect 0 out "bdp-bytes 300000" "config show"
 expect 0 out "active-set 72" "config show"
 expect 0 out "max-msg-size 67108864" "config show"
 expect 0 out "retry-limit 7" "config show"
-lines out 17 "config show"
+expect 0 out "dscp-trimmed-last-hop 16" "config show"
+expect 0 out "ecn-skip off" "config show"
+lines out 24 "config show"
 
 run ok -j config show
 expect 0 out '{"packet_spraying_type":"default","entropy_mask_bits":7,' \
 	"config show -j"
 expect 0 out '"qp_groups_enabled":false,"trimming_enabled":true,' \
 	"config show -j"
-expect 0 out '"rto_us":4000,"max_msg_size":67108864,"retry_limit":7,"listen":0,"bdp_bytes":300000,"active_ev_set":72}' \
+expect 0 out '"rto_us":4000,"max_msg_size":67108864,"retry_limit":7,"listen":0,"dscp_no_trim":0,"dscp_trimmable":4,"dscp_trimmable_rtx":8,"dscp_trimmed":12,"dscp_trimmed_last_hop":16,"dscp_control":46,"ecn_skip":false,"bdp_bytes":300000,"active_ev_set":72}' \
 	"config show -j"
 [ "$(wc -l <"$tmp/out")" -eq 1 ] || bad "config show -j: not one line"
 
@@ -116,9 +118,9 @@ expect 0 out "peer_opened 43001" "stats"
 expect 0 out "peer_closed 44001" "stats"
 expect 0 out "monitor_events 45001" "stats"
 expect 0 out "monitor_drops 46001" "stats"
-[ "$(tail -n 1 "$tmp/out")" = "rx_drop_filter 55001" ] ||
+[ "$(tail -n 1 "$tmp/out")" = "ecn_skip_tx 57001" ] ||
 	bad "stats: last line"
-lines out 54 "stats"
+lines out 56 "stats"
 
 run ok -json stats show
 expect 0 out '{"rx_packets":2001,"rx_bytes":3001,' "stats -json"
@@ -126,10 +128,10 @@ expect 0 out '"calc_mean_reorder_depth":29001,"calc_max_reorder_depth":30001,' \
 	"stats -json"
 expect 0 out '"qp_failed":33001,"tx_errors":34001,"total_probe_pkts_tx":35001,' \
 	"stats -json"
-expect 0 out '"ev_assumed_bad":41001,"ev_restored":42001,"peer_opened":43001,"peer_closed":44001,"monitor_events":45001,"monitor_drops":46001,"probe_skip_queue_stopped":47001,"ack_delayed_tx":48001,"icmp_too_big":49001,"icmp_unreach":50001,"icmp_ignored":51001,"total_rtx_mtu":52001,"rx_msgs_evicted":53001,"udp_sockets_open":54001,"rx_drop_filter":55001}' \
+expect 0 out '"ev_assumed_bad":41001,"ev_restored":42001,"peer_opened":43001,"peer_closed":44001,"monitor_events":45001,"monitor_drops":46001,"probe_skip_queue_stopped":47001,"ack_delayed_tx":48001,"icmp_too_big":49001,"icmp_unreach":50001,"icmp_ignored":51001,"total_rtx_mtu":52001,"rx_msgs_evicted":53001,"udp_sockets_open":54001,"rx_drop_filter":55001,"rx_trimmed":56001,"ecn_skip_tx":57001}' \
 	"stats -json"
 expect_json "stats -json" \
-	'len(j) == 54 and all(type(v) is int for v in j.values())'
+	'len(j) == 56 and all(type(v) is int for v in j.values())'
 
 rm -f "$tmp/dump"
 run ok config set spraying none qp-groups on link-rate 100G rto 4000
@@ -297,20 +299,20 @@ expect 0 out "    qp_opened 0 qp_closed 0 qp_failed 1 tx_errors 0" "qp -s"
 expect 0 out " ev_restored 0 peer_opened 0 peer_closed 0" "qp -s"
 expect 0 out "    monitor_events 0 monitor_drops 0" "qp -s"
 [ "$(awk 'length > 80' "$tmp/out")" ] && bad "qp -s: lines over 80 columns"
-lines out 32 "qp -s"
+lines out 34 "qp -s"
 run ok --stats qp list
-lines out 32 "qp --stats"
+lines out 34 "qp --stats"
 
 run ok -j qp show
 expect 0 out '[{"qpn":1,"family":"inet","local_port":5000,"remote_addr":"192.0.2.1","remote_port":6000,"udp_sport":300,"state":"open","snd_nxt":1000,"snd_una":990,"rcv_nxt":500,"cwnd":300000,"inflight":40960,"srtt_us":12,"base_rtt_us":6,"tx_queued":2,"rx_pending":1,"stats":{"rx_packets":0,' \
 	"qp -j"
 expect 0 out '"calc_mean_reorder_depth":3,' "qp -j"
-expect 0 out '"peer_closed":0,"monitor_events":0,"monitor_drops":0,"probe_skip_queue_stopped":0,"ack_delayed_tx":0,"icmp_too_big":0,"icmp_unreach":0,"icmp_ignored":0,"total_rtx_mtu":0,"rx_msgs_evicted":0,"udp_sockets_open":0,"rx_drop_filter":0}},{"qpn":2,"family":"inet6","local_port":5001,"remote_addr":"2001:db8::2","remote_port":7000,"udp_sport":301,"state":"failed","snd_nxt":16777215,' \
+expect 0 out '"peer_closed":0,"monitor_events":0,"monitor_drops":0,"probe_skip_queue_stopped":0,"ack_delayed_tx":0,"icmp_too_big":0,"icmp_unreach":0,"icmp_ignored":0,"total_rtx_mtu":0,"rx_msgs_evicted":0,"udp_sockets_open":0,"rx_drop_filter":0,"rx_trimmed":0,"ecn_skip_tx":0}},{"qpn":2,"family":"inet6","local_port":5001,"remote_addr":"2001:db8::2","remote_port":7000,"udp_sport":301,"state":"failed","snd_nxt":16777215,' \
 	"qp -j"
 expect 0 out '"qp_failed":1,"tx_errors":0,"total_probe_pkts_tx":0,' "qp -j"
-expect 0 out '"peer_opened":0,"peer_closed":0,"monitor_events":0,"monitor_drops":0,"probe_skip_queue_stopped":0,"ack_delayed_tx":0,"icmp_too_big":0,"icmp_unreach":0,"icmp_ignored":0,"total_rtx_mtu":0,"rx_msgs_evicted":0,"udp_sockets_open":0,"rx_drop_filter":0}}]' "qp -j"
+expect 0 out '"peer_opened":0,"peer_closed":0,"monitor_events":0,"monitor_drops":0,"probe_skip_queue_stopped":0,"ack_delayed_tx":0,"icmp_too_big":0,"icmp_unreach":0,"icmp_ignored":0,"total_rtx_mtu":0,"rx_msgs_evicted":0,"udp_sockets_open":0,"rx_drop_filter":0,"rx_trimmed":0,"ecn_skip_tx":0}}]' "qp -j"
 lines out 1 "qp -j"
-expect_json "qp -j" 'len(j) == 2 and len(j[0]) == 17 and len(j[1]["stats"]) == 54 and j[1]["stats"]["total_timeouts"] == 7 and j[0]["stats"]["ack_rx"] == 10'
+expect_json "qp -j" 'len(j) == 2 and len(j[0]) == 17 and len(j[1]["stats"]) == 56 and j[1]["stats"]["total_timeouts"] == 7 and j[0]["stats"]["ack_rx"] == 10'
 
 run ok -j -p qp
 [ "$(head -n 3 "$tmp/out")" = '[
@@ -318,7 +320,7 @@ run ok -j -p qp
         "qpn": 1,' ] || bad "qp -j -p: start"
 expect 0 out '        "stats": {' "qp -j -p"
 expect 0 out '            "rx_packets": 0,' "qp -j -p"
-[ "$(tail -n 4 "$tmp/out")" = '            "rx_drop_filter": 0
+[ "$(tail -n 4 "$tmp/out")" = '            "ecn_skip_tx": 0
         }
     }
 ]' ] || bad "qp -j -p: end"

@@ -103,6 +103,53 @@ TEST_F(cfg, port_rule__largest_offsets)
 	EXPECT_EQ(NULL, mrc_config_check(&self->c));
 }
 
+TEST_F(cfg, dscp_rule__trimmed_classes_are_nobody_elses)
+{
+	__u32 *sent[] = { &self->c.dscp_no_trim, &self->c.dscp_trimmable,
+			  &self->c.dscp_trimmable_rtx, &self->c.dscp_control };
+	size_t i;
+
+	/* The emulator's classes. */
+	EXPECT_EQ(0, self->c.dscp_no_trim);
+	EXPECT_EQ(4, self->c.dscp_trimmable);
+	EXPECT_EQ(8, self->c.dscp_trimmable_rtx);
+	EXPECT_EQ(12, self->c.dscp_trimmed);
+	EXPECT_EQ(16, self->c.dscp_trimmed_lh);
+	EXPECT_EQ(46, self->c.dscp_control);
+	EXPECT_EQ(NULL, mrc_config_check(&self->c));
+
+	self->c.dscp_trimmed_lh = self->c.dscp_trimmed;
+	EXPECT_STREQ(MRC_DSCP_RULE_MSG, mrc_config_check(&self->c));
+	self->c.dscp_trimmed_lh = 16;
+
+	for (i = 0; i < ARRAY_SIZE(sent); i++) {
+		__u32 was = *sent[i];
+
+		*sent[i] = 12;
+		EXPECT_STREQ(MRC_DSCP_RULE_MSG, mrc_config_check(&self->c));
+		*sent[i] = 16;
+		EXPECT_STREQ(MRC_DSCP_RULE_MSG, mrc_config_check(&self->c));
+		*sent[i] = 63;
+		EXPECT_EQ(NULL, mrc_config_check(&self->c));
+		*sent[i] = was;
+	}
+	/* Classes mrc sends in may share a codepoint. */
+	self->c.dscp_trimmable_rtx = self->c.dscp_trimmable;
+	EXPECT_EQ(NULL, mrc_config_check(&self->c));
+}
+
+TEST_F(cfg, data_tos__class_by_trimming_and_rtx)
+{
+	/* DSCP << 2, ECT(0). */
+	EXPECT_EQ(4 << 2 | 2, mrc_data_tos(&self->c, 0));
+	EXPECT_EQ(8 << 2 | 2, mrc_data_tos(&self->c, 1));
+	self->c.trimming = 0;
+	EXPECT_EQ(0 << 2 | 2, mrc_data_tos(&self->c, 0));
+	EXPECT_EQ(0 << 2 | 2, mrc_data_tos(&self->c, 1));
+	self->c.dscp_no_trim = 63;
+	EXPECT_EQ(0xfe, mrc_data_tos(&self->c, 1));
+}
+
 TEST(params__table_consistent)
 {
 	struct mrc_config c;

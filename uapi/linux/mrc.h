@@ -109,6 +109,28 @@
  *        4791 stays free for others (rdma_rxe, say) while mrc is unused.
  *        Setting it opens the port: -EADDRINUSE, with an extended ack
  *        message, if another socket holds it.
+ *   MRC_A_DSCP_NO_TRIM           [no-trim class, dscp-no-trim] 0..63,
+ *        default 0: the DSCP of data packets, retransmissions and probes
+ *        while trimming is off.
+ *   MRC_A_DSCP_TRIMMABLE         [trimmable class, dscp-trimmable]
+ *        0..63, default 4: data packets and probes while trimming is on.
+ *   MRC_A_DSCP_TRIMMABLE_RTX     [trimmable retransmission class,
+ *        dscp-trimmable-rtx] 0..63, default 8: retransmissions while
+ *        trimming is on.
+ *   MRC_A_DSCP_TRIMMED           [trimmed class, dscp-trimmed] 0..63,
+ *        default 12: the codepoint a switch gives a data packet it
+ *        trimmed on the way; the receiver answers it with NACK 0x01.
+ *   MRC_A_DSCP_TRIMMED_LAST_HOP  [trimmed-on-last-hop class,
+ *        dscp-trimmed-last-hop] 0..63, default 16: ... trimmed at the
+ *        last hop; answered with NACK 0x02.
+ *   MRC_A_DSCP_CONTROL           [control class, dscp-control] 0..63,
+ *        default 46: ACKs, SACKs, NACKs and probe responses.
+ *        The two trimmed codepoints must differ from each other and from
+ *        the four classes mrc sends in.
+ *   MRC_A_ECN_SKIP               [ecn-skip, ecn-skip] 0..1, default 0:
+ *        the receiver marks the SACK of a CE-marked data packet
+ *        skip-once, so that its sender passes over that packet's entropy
+ *        value once, as after a trim (MRC 1.0's emulator; not the spec).
  *
  * Read-only attributes (CONFIG_GET replies; rejected in CONFIG_SET):
  *
@@ -197,6 +219,13 @@ enum mrc_attr {
 	MRC_A_PEER,
 	MRC_A_MON,
 	MRC_A_LISTEN,
+	MRC_A_DSCP_NO_TRIM,
+	MRC_A_DSCP_TRIMMABLE,
+	MRC_A_DSCP_TRIMMABLE_RTX,
+	MRC_A_DSCP_TRIMMED,
+	MRC_A_DSCP_TRIMMED_LAST_HOP,
+	MRC_A_DSCP_CONTROL,
+	MRC_A_ECN_SKIP,
 
 	__MRC_A_MAX,
 };
@@ -299,6 +328,14 @@ enum mrc_stat {
 	MRC_STAT_RX_DROP_FILTER,	/* data a socket's filter, its
 					 * cgroup's ingress BPF or the LSM
 					 * refused
+					 */
+	MRC_STAT_RX_TRIMMED,		/* data packets trimmed by a switch
+					 * (a trimmed codepoint): nothing
+					 * placed; answered with a trim NACK,
+					 * or refused as any data is
+					 */
+	MRC_STAT_ECN_SKIP_TX,		/* SACKs marked skip-once for a
+					 * CE-marked packet (ecn-skip)
 					 */
 
 	__MRC_STAT_MAX,
