@@ -1114,6 +1114,7 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 	    mrc_psn_sdiff(h->psn, qp->snd_una) >= -MRC_WINDOW) {
 		mrc_peer_trimmed(qp, h->entropy);
 		if (!mrc_psn_inflight(qp, h->psn)) {
+			mrc_qp_mon(qp, MRC_MON_NACK_RX, h->entropy, h->psn);
 			mrc_qp_stat_inc(qp, MRC_STAT_NACK_RX);
 			return;
 		}
