@@ -27,12 +27,20 @@
 #      source port as entropy value;
 #   5. the probe 74 bytes on the wire and its response 94 (the frame
 #      captured, plus the 4-byte FCS a veth does not carry), the
-#      response echoing the probe's number and value.
+#      response echoing the probe's number and value;
+#   6. trims: the trimming program (mrc_trim.bpf.o) on the client's
+#      egress cuts every 25th data packet to its headers, codepoint 12.
+#      Each trimmed packet captured (DSCP 12, no payload) is counted in
+#      the server's rx_trimmed; each draws a NACK with reason 0x01, its
+#      epoch and PSN, and its UDP source port as entropy value (and as
+#      the NACK's own UDP source port); each such PSN comes again later
+#      with its payload, flagged a retransmission.  An excerpt of one
+#      trim, its NACK and its resend goes to the log.
 
 . "$(dirname "$0")/lib.sh"
 
 mrc_require_root
-mrc_require_cmd ip tc jq tshark
+mrc_require_cmd ip tc jq tshark mount nsenter
 mrc_require_cli
 mrc_require_mrcperf
 mrc_require_inject
@@ -55,6 +63,23 @@ mrc_veth_pair "$C" "$S" || mrc_die "cannot build the veth pair"
 MRC_DUMP_NS=$S
 mrc_netem "$C" "$MRC_VETH_A" loss 2% rate 20mbit ||
 	mrc_die "cannot set up netem"
+
+# The trimming program on the client's egress, before netem: every 25th
+# data packet.  Not "tc -n": see mrc_trim.sh.
+BPF_OBJ=$MRC_SELFTEST_DIR/mrc_trim.bpf.o
+TRIMCTL=$MRC_SELFTEST_DIR/mrc_trimctl
+if [ ! -r "$BPF_OBJ" ] || [ ! -x "$TRIMCTL" ]; then
+	mrc_die "no $BPF_OBJ or $TRIMCTL: run make -C selftests"
+fi
+if ! grep -q ' /sys/fs/bpf bpf ' /proc/mounts; then
+	mount -t bpf bpf /sys/fs/bpf || mrc_die "cannot mount bpffs"
+fi
+rm -f /sys/fs/bpf/tc/globals/mrc_trim_cfg /sys/fs/bpf/tc/globals/mrc_trim_stats
+out=$(nsenter --net="/run/netns/$C" tc qdisc add dev "$MRC_VETH_A" clsact 2>&1 &&
+      nsenter --net="/run/netns/$C" tc filter add dev "$MRC_VETH_A" egress \
+	bpf da obj "$BPF_OBJ" sec tc 2>&1) ||
+	mrc_die "cannot attach $BPF_OBJ: $out"
+"$TRIMCTL" every 25 dscp 12 >/dev/null || mrc_die "mrc_trimctl every 25"
 
 # shellcheck disable=SC2034 # used by name: mrc_stats_snapshot
 declare -A CB=() CA=() SB=() SA=()
@@ -119,7 +144,7 @@ tshark -r "$T/cap.pcapng" -X lua_script:"$LUA" -o udp.try_heuristic_first:TRUE -
 	-e frame.len -e ip.src -e udp.srcport -e mrc.opcode -e mrc.psn \
 	-e mrc.epoch -e mrc.dport -e mrc.flags.rtx -e mrc.acked_psn \
 	-e mrc.entropy -e mrc.probe_resp -e mrc.probe_num -e mrc.reason \
-	-e mrc.nack_psn -e mrc.payload_len -e mrc.sport \
+	-e mrc.nack_psn -e mrc.payload_len -e mrc.sport -e ip.dsfield.dscp \
 	>"$T/dec.csv" 2>"$T/dec.err" || mrc_die "tshark could not decode:" \
 	"$(cat "$T/dec.err")"
 nall=$(tshark -r "$T/cap.pcapng" 2>/dev/null | wc -l)
@@ -258,6 +283,61 @@ chk "probes captured = server's total_probe_pkts_rx" "$np" \
 	"$(mrc_stats_delta total_probe_pkts_rx SB SA)"
 chk "probe responses captured = server's probe_resp_tx" "$nr" \
 	"$(mrc_stats_delta probe_resp_tx SB SA)"
+
+# --- 6. trims, their NACKs and their resends -----------------------------
+
+# (epoch, PSN, UDP source port) of each trimmed packet; each NACK 0x01 by
+# (epoch, NACK PSN, entropy value, its own UDP source port); and whether
+# each trimmed PSN came again later with its payload, as a retransmission
+# (a resend may be trimmed too: then the copy after it).
+read -r ntr nnk nbad nres ndist < <(awk -F, -v a="$MRC_IP4_A" -v b="$MRC_IP4_B" '
+	$2 == a && $4 ~ /^0xc[6-9ab]$/ && $17 == 12 && $15 == 0 {
+		ntr++
+		tr[$6 " " $5 " " $3] = 1
+		if (!(($6 " " $5) in psn)) { psn[$6 " " $5] = 1; ndist++ }
+		pend[$6 " " $5] = 1
+		if (!ex1) { ex1 = 1; print "# trimmed: " $0 > "/dev/stderr" }
+		next
+	}
+	$2 == a && $4 ~ /^0xc[6-9ab]$/ && $15 > 0 && (($6 " " $5) in pend) &&
+	$8 == 1 {
+		delete pend[$6 " " $5]
+		res++
+		if (!ex3) { ex3 = 1; print "# resent:  " $0 > "/dev/stderr" }
+		next
+	}
+	$2 == b && $4 == "0xdd" && $13 == "0x01" {
+		nk++
+		if ($10 != $3 || !(($6 " " $14 " " $10) in tr)) {
+			bad++
+			print "# NACK " $0 > "/dev/stderr"
+		} else if (!ex2) {
+			ex2 = 1
+			print "# NACK:    " $0 > "/dev/stderr"
+		}
+	}
+	END { print ntr + 0, nk + 0, bad + 0, res + 0, ndist + 0 }' \
+	"$T/dec.csv" 2>"$T/trim.txt")
+read -r _ seen _ trimmed _ failed < <("$TRIMCTL" show)
+mrc_log "# the program saw $seen data packets, trimmed $trimmed, failed $failed"
+mrc_log "# (frame length, source, UDP source port, opcode, PSN, epoch, dest port,"
+mrc_log "#  retransmit, acked PSN, entropy, probe response, probe number,"
+mrc_log "#  reason, NACK PSN, payload length, sender port, DSCP)"
+while read -r line; do
+	mrc_log "$line"
+done <"$T/trim.txt"
+if [ "$ntr" -gt 0 ]; then
+	mrc_pass "trims: $ntr trimmed packets captured (DSCP 12, no payload)"
+else
+	mrc_fail "trims: none captured (the program trimmed $trimmed)"
+fi
+chk "trims captured = server's rx_trimmed" "$ntr" \
+	"$(mrc_stats_delta rx_trimmed SB SA)"
+chk "NACKs 0x01 captured, one per trim" "$nnk" "$ntr"
+chk "NACKs 0x01 not naming a trimmed packet's epoch, PSN and value" \
+	"$nbad" 0
+chk "trimmed PSNs ($ndist) resent with their payload, flagged rtx" \
+	"$nres" "$ndist"
 
 mrc_dmesg_check "the dissector test"
 mrc_exit
