@@ -168,6 +168,10 @@ static inline int mrc_hdr_check(const __u8 *p, size_t len)
 #define MRC_CC_FLAG_ECN		0x01	/* SACK: the drawing packet was CE */
 #define MRC_CC_FLAG_DUP		0x02	/* SACK: ... a duplicate (mrc) */
 #define MRC_CC_FLAG_DELAYED	0x04	/* SACK: sent by a timer (mrc) */
+/* SETH byte 17: the receive window in units of this many PSNs, as MRC
+ * 1.0's public emulator counts it (Documentation/wire-format.rst).
+ */
+#define MRC_SETH_RANGE_UNIT	128
 /* SETH byte 1: the mark (bits 6:5) and the probe-response flag (bit 1). */
 #define MRC_SETH_PROBE_RESP	0x02
 #define MRC_SETH_MARK_SHIFT	5
@@ -326,7 +330,7 @@ struct mrc_ack_hdr {
 	__u8 cc_flags;
 	__s16 acked_off;	/* PSN that drew it, minus the cumulative PSN */
 	__u32 entropy;
-	__u8 max_range;		/* receive window, in units of 64 PSNs */
+	__u8 max_range;		/* receive window, MRC_SETH_RANGE_UNIT PSNs */
 	__s16 sack_off;		/* bitmap base minus the cumulative PSN */
 	__u64 bitmap;
 	__u16 ts_echo;

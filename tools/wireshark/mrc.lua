@@ -122,7 +122,7 @@ local F_dup = add("cc_dup", ProtoField.bool("mrc.cc_flags.dup",
 local F_delayed = add("cc_delayed", ProtoField.bool("mrc.cc_flags.delayed",
 	"Sent by the delayed-ack timer", 8, nil, 0x04))
 local F_range = add("max_range", ProtoField.uint8("mrc.max_range",
-	"Maximum PSN range (units of 64)", base.DEC))
+	"Maximum PSN range (units of 128)", base.DEC))
 local F_sackoff = add("sack_off", ProtoField.int16("mrc.sack_off",
 	"SACK offset", base.DEC))
 local F_bitmap = add("bitmap", ProtoField.uint64("mrc.bitmap",
