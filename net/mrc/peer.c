@@ -254,7 +254,8 @@ void mrc_peer_timed_out(struct mrc_qp *qp, u16 ev)
 /**
  * mrc_peer_trimmed() - a packet on @ev was trimmed on the way
  * @qp: the queue pair, locked
- * @ev: the value the NACK carries back
+ * @ev: the value the NACK (reason 0x01) or the SACK marked skip-once
+ *	(the peer's ecn-skip) carries back
  *
  * The value is passed over once, even if the packet was acknowledged
  * since.
