@@ -196,13 +196,16 @@ check_classes() {
 # --- 2. a spine trims -----------------------------------------------------
 
 # replay MON PEER: replays the rotation over the monitor's record; prints
-# "packets N marks M cleared C mismatches X first-mismatch".
+# "packets N marks M cleared C mismatches X first-mismatch", N the
+# packets that drew a value (data and cumulative ACKs).
 replay() {
 	{
 		jq -r '"set " + (.[0].active_set | map(tostring) | join(" "))' \
 			<<<"$2"
+		# Cumulative ACKs step the rotation too (ack_tx: the value
+		# drawn for one).
 		jq -r 'select(.event == "data_tx" or .event == "data_rtx" or
-			.event == "nack_rx") |
+			.event == "ack_tx" or .event == "nack_rx") |
 			(if .event == "nack_rx" then "nack " else "tx " end) +
 			(.ev | tostring)' "$1"
 	} | awk '
@@ -285,8 +288,9 @@ check_spine() {
 		"$(mrc_stats_delta monitor_drops SB SA)" 0
 	got=$(replay "$T/mon.json" "$PEER")
 	read -r _ n _ m _ c _ x _ <<<"$got"
-	chk_eq "spine: data packets replayed = tx_data_packets" "$n" \
-		"$(mrc_stats_delta tx_data_packets SB SA)"
+	chk_eq "spine: packets replayed = tx_data_packets + ack_tx" "$n" \
+		"$(($(mrc_stats_delta tx_data_packets SB SA) +
+		    $(mrc_stats_delta ack_tx SB SA)))"
 	chk_eq "spine: replay of the rotation, marks passed over once ($got)" \
 		"$x" 0
 	chk_eq "spine: marks set in the replay = skip_marked" "$m" \
