@@ -228,6 +228,16 @@ struct mrc_peer {
  */
 #define MRC_MAX_QPS_PER_SOCK	1024
 #define MRC_MAX_QPS_PER_NET	16384
+/* Queue pairs a packet from one remote address may open in a namespace
+ * (the remote mrc port is as free to choose as a UDP port): one address
+ * cannot take a socket's whole table.  Those a local sender opens are
+ * not limited.
+ */
+#define MRC_MAX_QPS_PER_ADDR	64
+/* Queue pairs a full table looks at for one to evict (a bounded
+ * sample, not the whole table, from softirq context).
+ */
+#define MRC_EVICT_SCAN		32
 /* NACKs a namespace sends per second for data to no socket. */
 #define MRC_REFUSE_PER_SEC	1000
 /* The retransmission timeout before any RTT sample: long enough for the
@@ -352,10 +362,15 @@ struct mrc_qp {
 	unsigned long pmtu_since;	/* jiffies */
 	u32 high_sacked;	/* one past the highest PSN known received */
 	bool tx_synced;		/* the peer acknowledged data of the epoch */
+	bool proven;		/* ... of any epoch: it receives what we
+				 * send, and a full table keeps it
+				 */
 	u32 reorder;		/* SACK gap depth taken as reordering */
 	u32 rto_floor_us;	/* least RTO, raised by spurious timeouts */
 	u32 rto_lo, rto_hi;	/* PSNs in flight at the last timeout */
-	struct mrc_tx_pkt *ring;
+	struct mrc_tx_pkt *ring;	/* MRC_WINDOW entries, from the first
+					 * send: NULL while tx_epoch is 0
+					 */
 	struct mrc_cc cc;	/* the window: include/mrc/cc.h */
 	u32 srtt_us;
 	u32 rttvar_us;
@@ -524,6 +539,9 @@ struct mrc_qp *mrc_qp_lookup(struct mrc_sock *ms, const struct in6_addr *addr,
 struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
 				    const struct in6_addr *addr, u16 port,
 				    gfp_t gfp);
+struct mrc_qp *mrc_qp_rx_open(struct mrc_sock *ms,
+			      const struct in6_addr *addr, u16 port);
+struct mrc_tx_pkt *mrc_qp_ring_alloc(struct mrc_qp *qp);
 void mrc_qp_put(struct mrc_qp *qp);
 bool mrc_qp_kill(struct mrc_qp *qp, bool if_idle);
 void mrc_qp_close_all(struct mrc_sock *ms);
@@ -535,7 +553,7 @@ void mrc_rx_msg_free(struct mrc_sock *ms, struct mrc_rx_msg *m);
 /* peer.c */
 void mrc_peer_net_init(struct mrc_net *mn);
 void mrc_peer_net_exit(struct mrc_net *mn);
-int mrc_peer_attach(struct mrc_qp *qp, gfp_t gfp);
+int mrc_peer_attach(struct mrc_qp *qp, gfp_t gfp, u32 limit);
 void mrc_peer_detach(struct mrc_qp *qp);
 u16 mrc_peer_entropy(struct mrc_qp *qp, bool data);
 void mrc_peer_tx_value(struct mrc_qp *qp, u16 ev);

@@ -99,10 +99,12 @@ static struct mrc_peer *mrc_peer_alloc(struct mrc_qp *qp, gfp_t gfp)
  * mrc_peer_attach() - attach a new queue pair to its destination's state
  * @qp: the queue pair, not yet visible to anyone
  * @gfp: allocation flags, should the destination be new
+ * @limit: the queue pairs the destination may have, this one excluded
+ *	(0: no limit)
  *
- * Return: 0, or -ENOBUFS.
+ * Return: 0, -ENOBUFS, or -EDQUOT if it has @limit already.
  */
-int mrc_peer_attach(struct mrc_qp *qp, gfp_t gfp)
+int mrc_peer_attach(struct mrc_qp *qp, gfp_t gfp, u32 limit)
 {
 	struct mrc_net *mn = qp->mn;
 	u32 h = mrc_peer_hash(mn, &qp->raddr);
@@ -128,6 +130,11 @@ again:
 	mn->nr_peers++;
 	mrc_stat_inc(mn, MRC_STAT_PEER_OPENED);
 found:
+	if (limit && p->nr_qps >= limit) {
+		spin_unlock_bh(&mn->peer_lock);
+		kfree(new);
+		return -EDQUOT;
+	}
 	p->nr_qps++;
 	spin_lock(&p->lock);
 	list_add_tail(&qp->peer_node, &p->qps);

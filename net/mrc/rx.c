@@ -147,19 +147,23 @@ static void mrc_rx_send_nack(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 	mrc_rx_queue_ack(qp, &a, ctx->entropy, out);
 }
 
-/* Data for a port no socket is bound to: tell its sender, which fails
- * its QP (ECONNREFUSED) instead of retrying to its limit.  No state is
- * kept for it, so the reply is rate-limited per namespace.
+/* Data no QP takes, answered without state: for a port no socket is
+ * bound to, NACK 0x19 (@reason MRC_NACK_UNEXPECTED), and its sender fails
+ * its QP (ECONNREFUSED) instead of retrying to its limit; for an
+ * incarnation the socket has no QP of, NACK 0x0B (MRC_NACK_PSN_OOW),
+ * and its sender, which lost its peer's state, resets (ECONNRESET).  No
+ * state is kept for it, so the reply is rate-limited per namespace; and
+ * it is smaller than the packet it answers.
  */
 static void mrc_rx_refuse(struct mrc_net *mn, const struct mrc_data_hdr *h,
-			  const struct mrc_rx_ctx *ctx)
+			  const struct mrc_rx_ctx *ctx, u8 reason)
 {
 	struct mrc_ack_hdr a;
 	struct sk_buff *skb;
 
 	if (!__ratelimit(&mn->refuse_rs))
 		return;
-	mrc_nack_of(&a, h, MRC_NACK_UNEXPECTED, ctx);
+	mrc_nack_of(&a, h, reason, ctx);
 	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_SETH_LEN + MRC_CCSTATE_LEN);
 	if (!skb) {
 		mrc_stat_inc(mn, MRC_STAT_TX_ERRORS);
@@ -570,6 +574,47 @@ refuse:
 	mrc_rx_send_nack(qp, h, MRC_NACK_UNEXPECTED, ctx, out);
 }
 
+/* Whether data packet @h may start an incarnation of its direction: it
+ * says it is sent before its sender heard from us (the start flag), and
+ * lies in the epoch's first window.  Nothing else may open a QP: any
+ * other packet to a QP that does not exist is of an incarnation that
+ * ended here (or never began), and allocating for it would let every
+ * packet of a flood, of any kind, cost a QP.
+ */
+static bool mrc_rx_may_start(const struct mrc_data_hdr *h)
+{
+	return h->flags & MRC_BTH_START && h->psn < MRC_WINDOW;
+}
+
+/* The QP data packet @h from @ctx's source goes to, with a reference,
+ * opened for it if it may start one; or an ERR_PTR, counted: -EPIPE, no
+ * socket (or one closing) takes it; -ESRCH, it cannot start a QP;
+ * -EDQUOT, its source address holds its share of QPs; -EMFILE, the
+ * table is full of QPs too busy to evict; -ENOBUFS, no memory.
+ */
+static struct mrc_qp *mrc_rx_qp(struct mrc_net *mn, struct mrc_sock *ms,
+				const struct mrc_data_hdr *h,
+				const struct mrc_rx_ctx *ctx)
+{
+	struct mrc_qp *qp;
+
+	qp = ms ? mrc_qp_lookup(ms, &ctx->saddr, h->sport) : NULL;
+	if (qp && refcount_inc_not_zero(&qp->ref))
+		return qp;
+	/* A peer new to the socket may be one of a closed socket that the
+	 * port belonged to.
+	 */
+	qp = mrc_superseded_qp(mn, ctx->family, h->dport, &ctx->saddr,
+			       h->sport, h->epoch);
+	if (qp)
+		return qp;
+	if (!ms)
+		return ERR_PTR(-EPIPE);
+	if (!mrc_rx_may_start(h))
+		return ERR_PTR(-ESRCH);
+	return mrc_qp_rx_open(ms, &ctx->saddr, h->sport);
+}
+
 static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 			const u8 *p, struct mrc_rx_ctx *ctx)
 {
@@ -590,25 +635,33 @@ static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_FILTER);
 		return;
 	}
-	qp = ms ? mrc_qp_lookup(ms, &ctx->saddr, h.sport) : NULL;
-	if (qp && !refcount_inc_not_zero(&qp->ref))
-		qp = NULL;
-	/* A peer new to the socket may be one of a closed socket that the
-	 * port belonged to.
-	 */
-	if (!qp)
-		qp = mrc_superseded_qp(mn, ctx->family, h.dport, &ctx->saddr,
-				       h.sport, h.epoch);
-	if (!qp)
-		qp = ms ? mrc_qp_get_or_create(ms, &ctx->saddr, h.sport,
-					       GFP_ATOMIC) : ERR_PTR(-EPIPE);
+	qp = mrc_rx_qp(mn, ms, &h, ctx);
 	if (IS_ERR(qp)) {
-		/* No socket, or one closing with no QP to this peer. */
-		if (PTR_ERR(qp) == -EPIPE) {
+		switch (PTR_ERR(qp)) {
+		case -EPIPE:
+			/* No socket, or one closing with no QP to it. */
 			mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
 			ctx->drop = SKB_DROP_REASON_NO_SOCKET;
-			mrc_rx_refuse(mn, &h, ctx);
-		} else {
+			mrc_rx_refuse(mn, &h, ctx, MRC_NACK_UNEXPECTED);
+			break;
+		case -ESRCH:
+			/* Its sender may have lost our QP (reaped, or its
+			 * socket gone): as a QP would, say the epoch is
+			 * unknown here.
+			 */
+			mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_START);
+			ctx->drop = SKB_DROP_REASON_NO_SOCKET;
+			mrc_rx_refuse(mn, &h, ctx, MRC_NACK_PSN_OOW);
+			break;
+		case -EDQUOT:
+			mrc_stat_inc(mn, MRC_STAT_RX_DROP_ADDR_LIMIT);
+			ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
+			break;
+		case -EMFILE:
+			mrc_stat_inc(mn, MRC_STAT_RX_DROP_QP_LIMIT);
+			ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
+			break;
+		default:
 			mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_MEM);
 			ctx->drop = SKB_DROP_REASON_NOMEM;
 		}

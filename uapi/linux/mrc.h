@@ -300,6 +300,24 @@ enum mrc_stat {
 					 * cgroup's ingress BPF or the LSM
 					 * refused
 					 */
+	MRC_STAT_RX_DROP_NO_START,	/* data for no queue pair that could
+					 * not start an incarnation (no start
+					 * flag, or beyond the first window):
+					 * nothing allocated for it
+					 */
+	MRC_STAT_RX_DROP_ADDR_LIMIT,	/* data that would have opened a
+					 * queue pair for a source address
+					 * that holds 64 of the namespace's
+					 */
+	MRC_STAT_RX_DROP_QP_LIMIT,	/* data that would have opened a
+					 * queue pair with the socket's (or
+					 * namespace's) table full and none
+					 * of the socket's idle enough to go
+					 */
+	MRC_STAT_QP_EVICTED,		/* queue pairs closed, idle and never
+					 * answered, to make room for a new
+					 * peer when the table was full
+					 */
 
 	__MRC_STAT_MAX,
 };
