@@ -576,14 +576,16 @@ refuse:
 
 /* Whether data packet @h may start an incarnation of its direction: it
  * says it is sent before its sender heard from us (the start flag), and
- * lies in the epoch's first window.  Nothing else may open a QP: any
- * other packet to a QP that does not exist is of an incarnation that
- * ended here (or never began), and allocating for it would let every
- * packet of a flood, of any kind, cost a QP.
+ * lies in the epoch's first window, its message no later than its PSN
+ * (each message takes one PSN at least, from 0).  Nothing else may open
+ * a QP: any other packet to a QP that does not exist is of an
+ * incarnation that ended here (or never began), and allocating for it
+ * would let every packet of a flood, of any kind, cost a QP.
  */
 static bool mrc_rx_may_start(const struct mrc_data_hdr *h)
 {
-	return h->flags & MRC_BTH_START && h->psn < MRC_WINDOW;
+	return h->flags & MRC_BTH_START && h->psn < MRC_WINDOW &&
+	       h->msn <= h->psn;
 }
 
 /* The QP data packet @h from @ctx's source goes to, with a reference,
