@@ -65,9 +65,11 @@ d() {
 	mrc_stats_delta "$1" SB SA
 }
 
-# server_qps: how many queue pairs the server's namespace holds now.
+# server_qps: how many queue pairs the server's socket (port $PORT) holds
+# now; those of the sockets before it may still be closing.
 server_qps() {
-	mrc_exec -n "$S" -j qp show 2>/dev/null | jq length 2>/dev/null
+	mrc_exec -n "$S" -j qp show 2>/dev/null |
+		jq "[.[] | select(.local_port == $PORT)] | length" 2>/dev/null
 }
 
 # start_server: mrcperf server -1 on the next port, 16 MiB buffers (the
