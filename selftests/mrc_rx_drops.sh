@@ -348,10 +348,14 @@ if mrc_veth_pair "$MRC_IN_NETNS" "$peer"; then
 		inj "$addr" -q "$PORT" -s "$sp" -c 2 data-too-big
 		expect_deltas "$addr: 2 x message length max-msg-size + 1" \
 			rx_packets=2 rx_bytes=192 rx_drop_malformed=2
-		inj "$addr" -q "$PORT" -s "$sp" -c 5 data-oow
-		expect_deltas "$addr: 5 x PSN 65536, beyond the window" \
-			rx_packets=5 rx_bytes=480 rx_drop_out_of_window=5 \
-			nack_tx=5
+		# Beyond the window of a queue pair: from a new sender, back
+		# to back with the message that opens it (the one above may
+		# have closed by now, idle while the counters were read).
+		inj "$addr" -q "$PORT" -s $((sp + 400)) data data-oow data-oow \
+			data-oow data-oow data-oow
+		expect_deltas "$addr: a message, then 5 x PSN 65536, beyond the window" \
+			rx_packets=6 rx_bytes=576 rx_data_packets=1 rx_msgs=1 \
+			rx_drop_out_of_window=5 nack_tx=5
 		# From senders with no queue pair here: data that could not
 		# start one (no start flag; a PSN beyond the first window)
 		# allocates nothing, and draws NACK 0x0B.
@@ -373,10 +377,12 @@ if mrc_veth_pair "$MRC_IN_NETNS" "$peer"; then
 	mrc_kill_pid "$hold_pid"
 	want="bound $PORT
 msg inet 64 $MRC_IP4_B 7001 c0c1c2c3c4c5c6c7
+msg inet 64 $MRC_IP4_B 7401 c0c1c2c3c4c5c6c7
 msg inet 64 $MRC_IP4_B 7101 c0c1c2c3c4c5c6c7
 msg inet6 64 $MRC_IP6_B 7002 c0c1c2c3c4c5c6c7
+msg inet6 64 $MRC_IP6_B 7402 c0c1c2c3c4c5c6c7
 msg inet6 64 $MRC_IP6_B 7102 c0c1c2c3c4c5c6c7"
-	chk_same "the bound socket received exactly the four whole messages" \
+	chk_same "the bound socket received exactly the six whole messages" \
 		"$(cat "$hold_out")" "$want"
 	ip -n "$peer" link del "$MRC_VETH_B"
 else
