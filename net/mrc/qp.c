@@ -222,12 +222,14 @@ static void mrc_qp_finish(struct mrc_qp *qp)
 /* Under the socket's lock and the QP's: may @qp be closed to make room
  * for a new peer?  Only one the peer never answered (it may be forged:
  * an address that sends and never receives), with nothing of ours to
- * send, and no timer armed: marked dead under its lock, nothing arms
+ * send nor room reserved for a message about to be (mrc_sendmsg()), and
+ * no timer armed: marked dead under its lock, nothing arms
  * them again, so closing it needs no wait (see mrc_qp_finish()).
  */
 static bool mrc_qp_evictable(struct mrc_qp *qp)
 {
-	return !qp->dead && !qp->proven && list_empty(&qp->tx_queue) &&
+	return !qp->dead && !qp->proven && !qp->tx_held &&
+	       list_empty(&qp->tx_queue) &&
 	       skb_queue_empty(&qp->xq) && !qp->xmitting &&
 	       !hrtimer_active(&qp->rto_timer) &&
 	       !hrtimer_active(&qp->ack_timer);

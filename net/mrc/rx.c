@@ -671,10 +671,12 @@ static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 	}
 
 	spin_lock(&qp->lock);
-	if (qp->dead)
+	if (qp->dead) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
-	else
+		ctx->drop = SKB_DROP_REASON_NO_SOCKET;
+	} else {
 		mrc_qp_rx_data(qp, &h, skb, ctx, &qp->xq);
+	}
 	spin_unlock(&qp->lock);
 	mrc_qp_flush(qp);
 	mrc_qp_put(qp);
@@ -696,10 +698,12 @@ static void mrc_rx_ack(struct mrc_net *mn, const u8 *p, struct mrc_rx_ctx *ctx)
 	}
 
 	spin_lock(&qp->lock);
-	if (qp->dead)
+	if (qp->dead) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
-	else
+		ctx->drop = SKB_DROP_REASON_NO_SOCKET;
+	} else {
 		mrc_qp_rx_ack(qp, &h, &qp->xq);
+	}
 	spin_unlock(&qp->lock);
 	mrc_qp_flush(qp);
 }

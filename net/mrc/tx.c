@@ -930,7 +930,9 @@ void mrc_qp_tx_reset(struct mrc_qp *qp)
  * @qp: the queue pair, not locked; the caller holds a reference
  * @m: the message, which the QP owns from now on when this succeeds
  *
- * Return: 0, or -ESTALE if the QP was closed meanwhile.
+ * Return: 0; -ESTALE if the QP was closed meanwhile; -ENOBUFS if its
+ * first send found no memory for its scoreboard.  The message is the
+ * caller's still on an error.
  */
 int mrc_qp_send(struct mrc_qp *qp, struct mrc_tx_msg *m)
 {
