@@ -610,7 +610,10 @@ static struct mrc_qp *mrc_rx_qp(struct mrc_net *mn, struct mrc_sock *ms,
 			       h->sport, h->epoch);
 	if (qp)
 		return qp;
-	if (!ms)
+	/* A closing socket takes nothing new, whatever the packet: that
+	 * the port is closed is what its sender is told (NACK 0x19).
+	 */
+	if (!ms || READ_ONCE(ms->closing))
 		return ERR_PTR(-EPIPE);
 	if (!mrc_rx_may_start(h))
 		return ERR_PTR(-ESRCH);
