@@ -80,6 +80,8 @@ struct mrc_stats {
  * @peers: destination states by remote address, read under RCU
  * @peer_key: siphash key of @peers: a remote address picks no bucket
  * @nr_peers: destination states in @peers
+ * @srcs: how many queue pairs each source of packets opened (struct
+ *	mrc_src, by IPv4 address or IPv6 /64), under @peer_lock
  * @probe_timer: sends probes while some destination has a value
  *	assumed bad (softirq context)
  * @probe_lock: guards @probe_armed, @probe_kick and @probe_stop
@@ -115,6 +117,7 @@ struct mrc_net {
 	DECLARE_HASHTABLE(peers, MRC_PEER_HASH_BITS);
 	siphash_key_t peer_key;
 	u32 nr_peers;
+	DECLARE_HASHTABLE(srcs, MRC_PEER_HASH_BITS);
 	struct hrtimer probe_timer;
 	spinlock_t probe_lock;	/* guards probe_armed, _kick, _stop */
 	bool probe_armed;
@@ -123,6 +126,8 @@ struct mrc_net {
 	struct net *net;
 	struct ratelimit_state mon_rs;
 };
+
+struct mrc_src;
 
 /**
  * struct mrc_peer_ev - what a destination keeps of one value of its
@@ -228,10 +233,11 @@ struct mrc_peer {
  */
 #define MRC_MAX_QPS_PER_SOCK	1024
 #define MRC_MAX_QPS_PER_NET	16384
-/* Queue pairs a packet from one remote address may open in a namespace
- * (the remote mrc port is as free to choose as a UDP port): one address
- * cannot take a socket's whole table.  Those a local sender opens are
- * not limited.
+/* Queue pairs the packets of one source may open in a namespace (the
+ * remote mrc port is as free to choose as a UDP port): one source cannot
+ * take a socket's whole table.  A source is an IPv4 address or an IPv6
+ * /64, which one host may hold whole.  Those a local sender opens are
+ * not counted.
  */
 #define MRC_MAX_QPS_PER_ADDR	64
 /* Queue pairs a full table looks at for one to evict (a bounded
@@ -318,6 +324,10 @@ struct mrc_qp {
 	struct mrc_sock *ms;
 	struct mrc_net *mn;
 	struct mrc_peer *peer;	/* NULL once closed */
+	/* The count of the source whose packet opened it; NULL if a local
+	 * send did.  Under mrc_net.peer_lock.
+	 */
+	struct mrc_src *src;
 	struct list_head peer_node;	/* in peer->qps, under its lock */
 
 	u32 qpn;
@@ -553,7 +563,7 @@ void mrc_rx_msg_free(struct mrc_sock *ms, struct mrc_rx_msg *m);
 /* peer.c */
 void mrc_peer_net_init(struct mrc_net *mn);
 void mrc_peer_net_exit(struct mrc_net *mn);
-int mrc_peer_attach(struct mrc_qp *qp, gfp_t gfp, u32 limit);
+int mrc_peer_attach(struct mrc_qp *qp, gfp_t gfp, bool rx);
 void mrc_peer_detach(struct mrc_qp *qp);
 u16 mrc_peer_entropy(struct mrc_qp *qp, bool data);
 void mrc_peer_tx_value(struct mrc_qp *qp, u16 ev);

@@ -278,6 +278,10 @@ static struct mrc_qp *mrc_qp_evict_one(struct mrc_sock *ms)
 	}
 	WRITE_ONCE(victim->dead, true);
 	mrc_qp_stat_inc(victim, MRC_STAT_QP_EVICTED);
+	/* A first packet placed alone, dropped with its QP. */
+	if (victim->rx_partial)
+		mrc_qp_stat_add(victim, MRC_STAT_RX_EVICTED,
+				victim->rx_partial);
 	spin_unlock(&victim->lock);
 	hash_del_rcu(&victim->node);
 	ms->nr_qps--;
@@ -318,7 +322,7 @@ static struct mrc_qp *mrc_qp_open(struct mrc_sock *ms,
 		mrc_qp_free_rcu(&new->rcu);
 		return ERR_PTR(-ENOBUFS);
 	}
-	ret = mrc_peer_attach(new, gfp, rx ? MRC_MAX_QPS_PER_ADDR : 0);
+	ret = mrc_peer_attach(new, gfp, rx);
 	if (ret) {
 		mrc_qp_discard(new);
 		return ERR_PTR(ret);

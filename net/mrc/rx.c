@@ -151,9 +151,12 @@ static void mrc_rx_send_nack(struct mrc_qp *qp, const struct mrc_data_hdr *h,
  * bound to, NACK 0x19 (@reason MRC_NACK_UNEXPECTED), and its sender fails
  * its QP (ECONNREFUSED) instead of retrying to its limit; for an
  * incarnation the socket has no QP of, NACK 0x0B (MRC_NACK_PSN_OOW),
- * and its sender, which lost its peer's state, resets (ECONNRESET).  No
- * state is kept for it, so the reply is rate-limited per namespace; and
- * it is smaller than the packet it answers.
+ * and its sender, which lost its peer's state, resets (ECONNRESET); for
+ * a QP there is no room for (its source's share, or a full table), NACK
+ * 0x0A (MRC_NACK_NO_RESOURCE), and its sender waits and retries, to its
+ * persist deadline, rather than time out unanswered.  No state is kept
+ * for it, so the reply is rate-limited per namespace; and it is smaller
+ * than the packet it answers.
  */
 static void mrc_rx_refuse(struct mrc_net *mn, const struct mrc_data_hdr *h,
 			  const struct mrc_rx_ctx *ctx, u8 reason)
@@ -591,8 +594,9 @@ static bool mrc_rx_may_start(const struct mrc_data_hdr *h)
 /* The QP data packet @h from @ctx's source goes to, with a reference,
  * opened for it if it may start one; or an ERR_PTR, counted: -EPIPE, no
  * socket (or one closing) takes it; -ESRCH, it cannot start a QP;
- * -EDQUOT, its source address holds its share of QPs; -EMFILE, the
- * table is full of QPs too busy to evict; -ENOBUFS, no memory.
+ * -EDQUOT, its source (address, or IPv6 /64) opened its share of QPs;
+ * -EMFILE, the table is full of QPs too busy to evict; -ENOBUFS, no
+ * memory.
  */
 static struct mrc_qp *mrc_rx_qp(struct mrc_net *mn, struct mrc_sock *ms,
 				const struct mrc_data_hdr *h,
@@ -661,10 +665,12 @@ static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 		case -EDQUOT:
 			mrc_stat_inc(mn, MRC_STAT_RX_DROP_ADDR_LIMIT);
 			ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
+			mrc_rx_refuse(mn, &h, ctx, MRC_NACK_NO_RESOURCE);
 			break;
 		case -EMFILE:
 			mrc_stat_inc(mn, MRC_STAT_RX_DROP_QP_LIMIT);
 			ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
+			mrc_rx_refuse(mn, &h, ctx, MRC_NACK_NO_RESOURCE);
 			break;
 		default:
 			mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_MEM);

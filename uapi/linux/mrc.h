@@ -306,8 +306,9 @@ enum mrc_stat {
 					 * nothing allocated for it
 					 */
 	MRC_STAT_RX_DROP_ADDR_LIMIT,	/* data that would have opened a
-					 * queue pair for a source address
-					 * that holds 64 of the namespace's
+					 * queue pair for a source (IPv4
+					 * address, IPv6 /64) whose packets
+					 * opened 64 of the namespace's
 					 */
 	MRC_STAT_RX_DROP_QP_LIMIT,	/* data that would have opened a
 					 * queue pair with the socket's (or
