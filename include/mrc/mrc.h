@@ -244,6 +244,13 @@ struct mrc_peer {
  * sample, not the whole table, from softirq context).
  */
 #define MRC_EVICT_SCAN		32
+/* Packets of its incarnation a QP with a message half received must
+ * have placed for a full table to keep it (until its sender stalls,
+ * see mrc_qp_rx_evict()): a real sender's first window is more than
+ * one packet, and a forged first packet of a long message that never
+ * goes on must not hold a place cheaply.
+ */
+#define MRC_EVICT_PARTIAL_PKTS	2
 /* NACKs a namespace sends per second for data to no socket. */
 #define MRC_REFUSE_PER_SEC	1000
 /* The retransmission timeout before any RTT sample: long enough for the
@@ -409,6 +416,16 @@ struct mrc_qp {
 	u32 rx_charge;		/* bytes those are charged */
 	bool rx_wait;		/* its next message in order waits for room */
 	unsigned long rx_progress;	/* jiffies: data last placed */
+	/* jiffies: data last placed, or the QP opened; not moved by a
+	 * window update or a duplicate, which anyone may replay: how
+	 * recent its peer is, when a full table picks one to evict
+	 */
+	unsigned long rx_fresh;
+	u32 rx_placed;		/* packets placed in this incarnation */
+	bool rx_delivered;	/* a message of the peer's completed: weak
+				 * proof (a blind sender can complete one),
+				 * which a full table evicts last
+				 */
 	unsigned long *rx_bitmap;	/* PSNs held: include/mrc/rxwin.h */
 	struct mrc_rx_msg **rx_slots;
 
@@ -552,6 +569,7 @@ struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
 struct mrc_qp *mrc_qp_rx_open(struct mrc_sock *ms,
 			      const struct in6_addr *addr, u16 port);
 struct mrc_tx_pkt *mrc_qp_ring_alloc(struct mrc_qp *qp);
+bool mrc_qp_table_full(struct mrc_sock *ms);
 void mrc_qp_put(struct mrc_qp *qp);
 bool mrc_qp_kill(struct mrc_qp *qp, bool if_idle);
 void mrc_qp_close_all(struct mrc_sock *ms);

@@ -155,6 +155,7 @@ static struct mrc_qp *mrc_qp_alloc(struct mrc_sock *ms,
 	qp->rx_ackreq = MRC_PSN_MASK;
 	qp->last_tx = jiffies;
 	qp->last_rx = jiffies;
+	qp->rx_fresh = jiffies;
 	return qp;
 }
 
@@ -223,8 +224,12 @@ static void mrc_qp_finish(struct mrc_qp *qp)
  * for a new peer?  Only one the peer never answered (it may be forged:
  * an address that sends and never receives), with nothing of ours to
  * send nor room reserved for a message about to be (mrc_sendmsg()), and
- * no timer armed: marked dead under its lock, nothing arms
- * them again, so closing it needs no wait (see mrc_qp_finish()).
+ * no timer armed: marked dead under its lock, nothing arms them again,
+ * so closing it needs no wait (see mrc_qp_finish()).  Nor one with a
+ * message half received whose sender placed more than its first packet:
+ * closing it would reset a live sender (its next packet draws NACK
+ * 0x0B); it is held until its sender stalls and the reaper drops its
+ * partial messages (mrc_qp_rx_evict(), which a full table triggers).
  */
 static bool mrc_qp_evictable(struct mrc_qp *qp)
 {
@@ -232,39 +237,60 @@ static bool mrc_qp_evictable(struct mrc_qp *qp)
 	       list_empty(&qp->tx_queue) &&
 	       skb_queue_empty(&qp->xq) && !qp->xmitting &&
 	       !hrtimer_active(&qp->rto_timer) &&
-	       !hrtimer_active(&qp->ack_timer);
+	       !hrtimer_active(&qp->ack_timer) &&
+	       (!qp->rx_partial || qp->rx_placed < MRC_EVICT_PARTIAL_PKTS);
+}
+
+/* Of two evictable QPs, whether the one last heard from with new data
+ * (or last sending) at @la, which completed a message of its peer if
+ * @da, goes before the one of @lb and @db: one that never completed a
+ * message first, then the one idle the longest.
+ */
+static bool mrc_qp_evict_before(bool da, unsigned long la, bool db,
+				unsigned long lb)
+{
+	if (da != db)
+		return !da;
+	return time_before(la, lb);
 }
 
 /* Under the socket's lock, its table full: a QP to close for a new
  * peer, taken off the table (dead, the socket's count down by one), or
  * NULL.  Of up to MRC_EVICT_SCAN QPs from a random bucket on (not the
  * whole table: this runs for each packet of a flood), the evictable one
- * idle the longest: a real peer in the middle of a transfer is recent,
- * a forged source that sent a first packet and nothing since is not,
- * and a new real peer is never refused because forgeries came first.
+ * first in mrc_qp_evict_before() order: a real peer in the middle of a
+ * transfer is recent (its duplicates, which anyone could replay, do not
+ * count), a forged source that sent a first packet and nothing since is
+ * not, and a new real peer is never refused because forgeries came
+ * first.
  */
 static struct mrc_qp *mrc_qp_evict_one(struct mrc_sock *ms)
 {
 	u32 nb = HASH_SIZE(ms->qps), start = get_random_u32_below(nb), b;
 	struct mrc_qp *qp, *victim = NULL;
 	unsigned long vlast = 0;
+	bool vdel = false;
 	u32 seen = 0;
 
 	for (b = 0; b < nb && seen < MRC_EVICT_SCAN; b++) {
 		hlist_for_each_entry(qp, &ms->qps[(start + b) % nb], node) {
 			unsigned long last;
-			bool ok;
+			bool ok, del;
 
 			if (seen++ == MRC_EVICT_SCAN)
 				break;
 			spin_lock(&qp->lock);
 			ok = mrc_qp_evictable(qp);
-			last = time_after(qp->last_rx, qp->last_tx) ?
-			       qp->last_rx : qp->last_tx;
+			del = qp->rx_delivered;
+			last = time_after(qp->rx_fresh, qp->last_tx) ?
+			       qp->rx_fresh : qp->last_tx;
 			spin_unlock(&qp->lock);
-			if (ok && (!victim || time_before(last, vlast))) {
+			if (ok && (!victim ||
+				   mrc_qp_evict_before(del, last, vdel,
+						       vlast))) {
 				victim = qp;
 				vlast = last;
+				vdel = del;
 			}
 		}
 	}
@@ -286,6 +312,21 @@ static struct mrc_qp *mrc_qp_evict_one(struct mrc_sock *ms)
 	hash_del_rcu(&victim->node);
 	ms->nr_qps--;
 	return victim;
+}
+
+/**
+ * mrc_qp_table_full() - whether a new QP of a socket must take the place
+ * of one (mrc_qp_evict_one())
+ * @ms: the socket
+ *
+ * Context: any; read without the socket's lock, a hint outside it.
+ *
+ * Return: true if the socket's table, or its namespace's, is full.
+ */
+bool mrc_qp_table_full(struct mrc_sock *ms)
+{
+	return READ_ONCE(ms->nr_qps) >= MRC_MAX_QPS_PER_SOCK ||
+	       atomic_read(&ms->mn->nr_qps) >= MRC_MAX_QPS_PER_NET;
 }
 
 static struct mrc_qp *mrc_qp_open(struct mrc_sock *ms,
@@ -342,8 +383,7 @@ static struct mrc_qp *mrc_qp_open(struct mrc_sock *ms,
 	/* A full table makes room if it can: by a QP of this socket, for
 	 * a peer's packet or a local send alike.
 	 */
-	if (!ret && (ms->nr_qps >= MRC_MAX_QPS_PER_SOCK ||
-		     atomic_read(&mn->nr_qps) >= MRC_MAX_QPS_PER_NET)) {
+	if (!ret && mrc_qp_table_full(ms)) {
 		victim = mrc_qp_evict_one(ms);
 		if (!victim)
 			ret = -EMFILE;
@@ -408,15 +448,16 @@ struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
  * @addr: remote address (IPv4 v4-mapped)
  * @port: remote mrc port
  *
- * As mrc_qp_get_or_create(), but a remote address may hold
- * MRC_MAX_QPS_PER_ADDR of the namespace's QPs at most: its mrc port is
- * as free to choose as a UDP port, and one address must not fill a
- * table.
+ * As mrc_qp_get_or_create(), but the packets of one source (an IPv4
+ * address, an IPv6 /64) may open MRC_MAX_QPS_PER_ADDR of the namespace's
+ * QPs at most: its mrc port is as free to choose as a UDP port, and one
+ * source must not fill a table.  Those a local send opened to it are not
+ * counted.
  *
  * Context: softirq context, under rcu_read_lock().
  *
  * Return: the QP with a reference the caller puts, or ERR_PTR: as
- * mrc_qp_get_or_create(), or -EDQUOT at the address's limit.
+ * mrc_qp_get_or_create(), or -EDQUOT at the source's limit.
  */
 struct mrc_qp *mrc_qp_rx_open(struct mrc_sock *ms,
 			      const struct in6_addr *addr, u16 port)

@@ -192,6 +192,7 @@ static void mrc_rx_reset(struct mrc_qp *qp, u16 epoch)
 	qp->rx_unacked = 0;
 	qp->rx_ackreq = MRC_PSN_MASK;
 	qp->rx_bytes = 0;
+	qp->rx_placed = 0;
 }
 
 /* Charge @n more bytes of message @m (number @msn) to its socket and its
@@ -346,6 +347,10 @@ static void mrc_rx_complete(struct mrc_qp *qp)
 		/* The socket keeps its charge until it is read. */
 		qp->rx_charge -= m->charge;
 		qp->rcv_msn++;
+		/* Weak proof: a blind sender can complete a message too,
+		 * but one that never does is evicted first.
+		 */
+		qp->rx_delivered = true;
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_MSGS);
 		mrc_sock_deliver(qp->ms, m);
 	}
@@ -507,7 +512,10 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 		goto no_mem;
 	m->rcvd += ctx->len;
 	qp->rx_progress = jiffies;
+	qp->rx_fresh = jiffies;
 	qp->rx_wait = false;
+	if (qp->rx_placed < U32_MAX)
+		qp->rx_placed++;
 
 	mrc_qp_stat_inc(qp, MRC_STAT_RX_DATA_PACKETS);
 	mrc_qp_mon(qp, MRC_MON_DATA_RX, ctx->entropy, h->psn);
@@ -878,8 +886,11 @@ static bool mrc_rx_over_slow(struct mrc_qp *qp, unsigned long stall,
  *
  * A message is charged as it arrives, so a sender that stops halfway
  * (gone, or forging the first packets of messages it never sends) keeps
- * what it sent charged until its QP closes.  Once room is short (the
- * socket's place beyond SO_RCVBUF is taken, or SO_RCVBUF is full), the
+ * what it sent charged until its QP closes; and a full table may not
+ * evict its QP (mrc_qp_evictable()), which it keeps as long as it
+ * sends duplicates now and then.  Once room is short (the socket's
+ * place beyond SO_RCVBUF is taken, or SO_RCVBUF is full) or its table
+ * of QPs is full, the
  * partial messages of a QP that placed nothing for a stall period
  * (mrc_rx_stall()), and is not waiting for room for its next message in
  * order (then it waits for us, not we for it: until the window update,
@@ -901,7 +912,8 @@ bool mrc_qp_rx_evict(struct mrc_qp *qp)
 	bool evict;
 
 	if (!atomic_read(&qp->ms->rx_over) &&
-	    atomic64_read(&qp->ms->rx_mem) + PAGE_SIZE <= rcvbuf)
+	    atomic64_read(&qp->ms->rx_mem) + PAGE_SIZE <= rcvbuf &&
+	    !mrc_qp_table_full(qp->ms))
 		return false;
 	stall = mrc_rx_stall(qp);
 	spin_lock_bh(&qp->lock);

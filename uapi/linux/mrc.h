@@ -289,7 +289,9 @@ enum mrc_stat {
 					 */
 	MRC_STAT_RX_EVICTED,		/* partial messages dropped: their
 					 * sender went silent with room for
-					 * it while room was short
+					 * it while room was short or the
+					 * QP table full; or went with their
+					 * evicted QP
 					 */
 	MRC_STAT_UDP_SOCKETS,		/* UDP/4791 sockets open now: 0 while
 					 * nothing uses mrc in the namespace,
@@ -315,9 +317,11 @@ enum mrc_stat {
 					 * namespace's) table full and none
 					 * of the socket's idle enough to go
 					 */
-	MRC_STAT_QP_EVICTED,		/* queue pairs closed, idle and never
-					 * answered, to make room for a new
-					 * peer when the table was full
+	MRC_STAT_QP_EVICTED,		/* queue pairs closed, idle, never
+					 * answered and receiving no message
+					 * beyond its first packet, to make
+					 * room for a new peer when the table
+					 * was full
 					 */
 
 	__MRC_STAT_MAX,
