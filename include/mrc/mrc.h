@@ -422,6 +422,10 @@ struct mrc_qp {
 	 */
 	unsigned long rx_fresh;
 	u32 rx_placed;		/* packets placed in this incarnation */
+	bool rx_stalled;	/* its partial messages were dropped once,
+				 * their sender stalled: a message half
+				 * received keeps it no longer
+				 */
 	bool rx_delivered;	/* a message of the peer's completed: weak
 				 * proof (a blind sender can complete one),
 				 * which a full table evicts last

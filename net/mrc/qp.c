@@ -229,7 +229,9 @@ static void mrc_qp_finish(struct mrc_qp *qp)
  * message half received whose sender placed more than its first packet:
  * closing it would reset a live sender (its next packet draws NACK
  * 0x0B); it is held until its sender stalls and the reaper drops its
- * partial messages (mrc_qp_rx_evict(), which a full table triggers).
+ * partial messages (mrc_qp_rx_evict(), which a full table triggers),
+ * and never again after that: a sender replaying its first packets of
+ * a new incarnation every stall period would keep it for ever.
  */
 static bool mrc_qp_evictable(struct mrc_qp *qp)
 {
@@ -238,7 +240,8 @@ static bool mrc_qp_evictable(struct mrc_qp *qp)
 	       skb_queue_empty(&qp->xq) && !qp->xmitting &&
 	       !hrtimer_active(&qp->rto_timer) &&
 	       !hrtimer_active(&qp->ack_timer) &&
-	       (!qp->rx_partial || qp->rx_placed < MRC_EVICT_PARTIAL_PKTS);
+	       (!qp->rx_partial || qp->rx_placed < MRC_EVICT_PARTIAL_PKTS ||
+		qp->rx_stalled);
 }
 
 /* Of two evictable QPs, whether the one last heard from with new data

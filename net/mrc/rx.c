@@ -925,6 +925,8 @@ bool mrc_qp_rx_evict(struct mrc_qp *qp)
 		mrc_qp_stat_add(qp, MRC_STAT_RX_EVICTED, qp->rx_partial);
 		mrc_qp_rx_purge(qp);
 		WRITE_ONCE(qp->rx_open, false);
+		/* A full table may evict it from now on, partial or not. */
+		qp->rx_stalled = true;
 	}
 	spin_unlock_bh(&qp->lock);
 	return evict;
