@@ -19,7 +19,11 @@
 #
 #   1. one forged address, 200 mrc ports: 64 queue pairs open
 #      (qp_opened), the other 136 packets are refused (rx_drop_addr_limit)
-#      and allocate nothing.
+#      with NACK 0x0A (nack_tx) and allocate nothing.  The same from 200
+#      IPv6 addresses of one /64, which one host may hold: 64 open; one
+#      from another /64 opens its own.  And queue pairs the server's own
+#      programs opened to an address (64 sockets sending to it) do not
+#      count against that address's packets: they open one more.
 #   2. a goodput baseline: 200 x 64 KiB from a new real peer, no attack.
 #   3. 20,000 forged sources (5,000 addresses x 4 ports), over and over
 #      (new ports each round) until the server's socket holds its 1,024
@@ -28,6 +32,16 @@
 #      table never holds more than 1,024 queue pairs; forged ones were
 #      evicted to make room (qp_evicted) and no new peer was refused
 #      (rx_drop_qp_limit); the goodput is logged beside the baseline.
+#      The real peer's queue pair, only receiving, is never evicted
+#      between its packets: in the middle of a message it is kept, and
+#      between messages it completed some, which the forged never do.
+#   4. forged senders that go on: 1,024 sources fill the table, each
+#      placing two packets of a 64 MiB message, which keeps its queue
+#      pair until its sender stalls (2 s); they replay them (duplicates,
+#      then new incarnations) every 0.3 s while a new real peer connects:
+#      it is refused with NACK 0x0A at first, gets in once the reaper has
+#      dropped the stalled partial messages (rx_msgs_evicted), and moves
+#      its 200 x 64 KiB; the replays keep no place.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -43,6 +57,7 @@ mrc_dmesg_mark
 T=$mrc_tmpdir
 PORT=6100
 FORGED=10.99.0.0/16
+FORGED6=fd99::/48
 
 mrc_netns_add
 C=$MRC_NS
@@ -56,6 +71,17 @@ ip -n "$C" route add local "$FORGED" dev lo ||
 	mrc_die "cannot make $FORGED local in $C"
 ip -n "$S" route add "$FORGED" via "$MRC_IP4_A" ||
 	mrc_die "cannot route $FORGED from $S"
+ip -n "$C" -6 route add local "$FORGED6" dev lo ||
+	mrc_die "cannot make $FORGED6 local in $C"
+ip -n "$S" -6 route add "$FORGED6" via "$MRC_IP6_A" ||
+	mrc_die "cannot route $FORGED6 from $S"
+# UDP/4791 open in both whatever sockets come and go: the server's
+# answers to forged sources reach the client's namespace, where mrc
+# drops them (rather than the stack answering with ICMP).
+for ns in "$C" "$S"; do
+	mrc_exec -n "$ns" config set listen 1 ||
+		mrc_die "$ns: config set listen 1"
+done
 
 # shellcheck disable=SC2034 # used by name: mrc_stats_snapshot
 declare -A SB=() SA=()
@@ -72,12 +98,12 @@ server_qps() {
 		jq "[.[] | select(.local_port == $PORT)] | length" 2>/dev/null
 }
 
-# start_server: mrcperf server -1 on the next port, 16 MiB buffers (the
-# forger's partial messages must not take the room the real peer's need:
-# that is item 2's matter, tested in mrc_transport.sh).
+# start_server [-6]: mrcperf server -1 on the next port, 16 MiB buffers
+# (the forger's partial messages must not take the room the real peer's
+# need: that is item 2's matter, tested in mrc_transport.sh).
 start_server() {
 	PORT=$((PORT + 1))
-	ip netns exec "$S" "$MRCPERF" server -p "$PORT" -1 -j \
+	ip netns exec "$S" "$MRCPERF" server -p "$PORT" -1 -j "$@" \
 		--rcvbuf 16M --sndbuf 16M >"$T/srv.out" 2>"$T/srv.err" &
 	SRV=$!
 	mrc_wait_bound "$SRV" "$PORT" 20 ||
@@ -130,6 +156,68 @@ done
 chk_eq "one address, 200 ports: queue pairs opened" "$(d qp_opened)" 64
 chk_eq "one address, 200 ports: refused at the address's limit" \
 	"$(d rx_drop_addr_limit)" 136
+chk_eq "one address, 200 ports: refusals told (NACK 0x0A)" "$(d nack_tx)" 136
+mrc_kill_pid "$SRV"
+
+mrc_log "# one forged IPv6 /64, 200 addresses; then another /64"
+start_server -6
+mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats in $S"
+out=$(ip netns exec "$C" "$MRC_INJECT" -q "$PORT" -s 20000 -A fd99::1 \
+	-N 200 "$MRC_IP6_B" data-first-64m 2>&1) || mrc_die "mrc_inject: $out"
+for ((i = 0; i < 20; i++)); do
+	mrc_stats_snapshot -n "$S" SA || mrc_die "mrc stats in $S"
+	[ $(($(d qp_opened) + $(d rx_drop_addr_limit))) -ge 200 ] && break
+	mrc_sleep 0.1
+done
+chk_eq "one /64, 200 addresses: queue pairs opened" "$(d qp_opened)" 64
+chk_eq "one /64, 200 addresses: refused at the source's limit" \
+	"$(d rx_drop_addr_limit)" 136
+out=$(ip netns exec "$C" "$MRC_INJECT" -q "$PORT" -s 20000 \
+	-A fd99:0:0:1::1 "$MRC_IP6_B" data-first-64m 2>&1) ||
+	mrc_die "mrc_inject: $out"
+for ((i = 0; i < 20; i++)); do
+	mrc_stats_snapshot -n "$S" SA || mrc_die "mrc stats in $S"
+	[ "$(d qp_opened)" -ge 65 ] && break
+	mrc_sleep 0.1
+done
+chk_eq "another /64: its queue pair opened" "$(d qp_opened)" 65
+chk_eq "another /64: not refused" "$(d rx_drop_addr_limit)" 136
+mrc_kill_pid "$SRV"
+
+mrc_log "# the server's programs hold 64 queue pairs to the client"
+start_server
+ip netns exec "$C" "$MRCPERF" server -p 6300 -1 -j >"$T/rsrv.out" \
+	2>"$T/rsrv.err" &
+RSRV=$!
+mrc_wait_bound "$RSRV" 6300 20 ||
+	mrc_die "mrcperf server in $C did not start: $(cat "$T/rsrv.err")"
+ip netns exec "$S" "$MRCPERF" client "$MRC_IP4_A" -p 6300 -P 64 -t 4 \
+	-s 4096 -j >"$T/rcli.out" 2>"$T/rcli.err" &
+RCLI=$!
+for ((i = 0; i < 30; i++)); do
+	n=$(mrc_exec -n "$S" -j qp show 2>/dev/null |
+	    jq "[.[] | select(.remote_addr == \"$MRC_IP4_A\" and
+			      .local_port != $PORT)] | length" 2>/dev/null)
+	[ "${n:-0}" -ge 64 ] && break
+	mrc_sleep 0.1
+done
+chk_eq "the server's 64 sockets' queue pairs to $MRC_IP4_A" "${n:-0}" 64
+mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats in $S"
+out=$(ip netns exec "$C" "$MRC_INJECT" -q "$PORT" -s 21000 "$MRC_IP4_B" \
+	data-first-64m 2>&1) || mrc_die "mrc_inject: $out"
+for ((i = 0; i < 20; i++)); do
+	mrc_stats_snapshot -n "$S" SA || mrc_die "mrc stats in $S"
+	[ $(($(d qp_opened) + $(d rx_drop_addr_limit))) -ge 1 ] && break
+	mrc_sleep 0.1
+done
+chk_eq "$MRC_IP4_A's packet beside them: its queue pair opened" \
+	"$(d qp_opened)" 1
+chk_eq "$MRC_IP4_A's packet beside them: not refused" \
+	"$(d rx_drop_addr_limit)" 0
+mrc_wait_pid "$RCLI" 60 || mrc_kill_pid "$RCLI"
+chk_eq "the server's 64 sockets' run: exit status" "$MRC_WAIT_RC" 0
+mrc_wait_pid "$RSRV" 30 || mrc_kill_pid "$RSRV"
+chk_eq "the client namespace's server: exit status" "$MRC_WAIT_RC" 0
 mrc_kill_pid "$SRV"
 
 # --- 2. baseline -----------------------------------------------------------
@@ -193,6 +281,70 @@ else
 		"want some of more than 1024"
 fi
 chk_eq "no new peer refused for a full table" "$(d rx_drop_qp_limit)" 0
+
+# --- 4. forged senders that go on, and replay ------------------------------
+
+mrc_log "# 1,024 forged senders that place two packets each, and replay"
+start_server
+mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats in $S"
+# 256 addresses from 10.99.128.1, 4 ports each: 1,024 sources, the
+# server's table, each the first two packets of a 64 MiB message (all
+# the first ones, then all the second ones); then the same again and
+# again.
+forge() {
+	ip netns exec "$C" "$MRC_INJECT" -q "$PORT" -s 40000 -P 4 \
+		-A 10.99.128.1 -N 256 "$MRC_IP4_B" data-first-64m \
+		data-middle-64m >/dev/null 2>&1
+}
+forge
+full=0
+for ((i = 0; i < 100; i++)); do
+	n=$(server_qps)
+	[ "${n:-0}" -ge 1024 ] && full=1 && break
+	mrc_sleep 0.1
+done
+if [ "$full" = 1 ]; then
+	mrc_pass "forged senders that go on filled the table: $n queue pairs"
+else
+	mrc_fail "forged senders that go on did not fill the table:" \
+		"${n:-no} queue pairs"
+fi
+( while :; do
+	forge
+	sleep 0.3
+  done ) &
+FLOOD=$!
+mrc_at_exit "kill $FLOOD"
+t0=$(date +%s%N)
+client "a new real peer while forged senders that go on hold the table"
+t1=$(date +%s%N)
+kill "$FLOOD" 2>/dev/null
+wait "$FLOOD" 2>/dev/null
+mrc_stats_snapshot -n "$S" SA || mrc_die "mrc stats in $S"
+mrc_log "# in $(((t1 - t0) / 1000000)) ms: forged QPs opened" \
+	"$(d qp_opened), evicted $(d qp_evicted), partial messages of" \
+	"stalled senders dropped $(d rx_msgs_evicted), refused: table" \
+	"$(d rx_drop_qp_limit), NACKs $(d nack_tx)"
+v=$(d rx_msgs_evicted)
+if [ "$v" -ge 1000 ]; then
+	mrc_pass "the forged senders' partial messages dropped once stalled: $v"
+else
+	mrc_fail "partial messages of stalled forged senders dropped: $v," \
+		"want 1000 or more"
+fi
+v=$(d qp_evicted)
+if [ "$v" -ge 1 ]; then
+	mrc_pass "their queue pairs then evicted for new peers: $v"
+else
+	mrc_fail "no queue pair of a stalled forged sender evicted"
+fi
+v=$(d rx_drop_qp_limit)
+if [ "$v" -ge 1 ]; then
+	mrc_pass "new peers refused while the forged senders were live: $v"
+else
+	mrc_fail "no new peer refused while forged senders held the table"
+fi
+
 mrc_log "# goodput of 200 x 64 KiB: $BASE Mbit/s alone, $ATTACK Mbit/s" \
 	"during the flood"
 

@@ -32,11 +32,14 @@
  *
  * Many forged sources: -P sends each kind from NPORTS sender ports, SPORT
  * to SPORT + NPORTS - 1 (the mrc port of the RETH and the acknowledging
- * port); -A sends from NADDR IPv4 source addresses (default 1), FROM and
- * the NADDR - 1 after it, set per packet with IP_PKTINFO: they must be
- * local here (an "ip route add local FROM/16 dev lo" makes a /16 so).
+ * port); -A sends from NADDR source addresses (default 1), FROM and the
+ * NADDR - 1 after it (IPv6: its last 32 bits counted up), set per packet
+ * with IP_PKTINFO or IPV6_PKTINFO: they must be local here (an "ip route
+ * add local FROM/16 dev lo" makes a /16 so; IPv6 sends with
+ * IPV6_FREEBIND, so an "ip -6 route add local FROM/64 dev lo" does).
  * Every (address, port) pair sends every kind, COUNT times.
  */
+#define _GNU_SOURCE	/* struct in6_pktinfo */
 #include <errno.h>
 #include <netdb.h>
 #include <stdio.h>
@@ -48,6 +51,9 @@
 #include <sys/socket.h>
 
 #include <linux/mrc.h>
+#ifndef IPV6_FREEBIND
+#define IPV6_FREEBIND 78
+#endif
 #include <mrc/wire.h>
 
 struct kind {
@@ -327,15 +333,23 @@ static void build(const struct kind *k, const struct fields *f, __u8 *p)
 	memcpy(p, hdr, k->len < hlen ? k->len : hlen);
 }
 
+/* A source address of -A: which family is set, and the address. */
+struct from {
+	int family;		/* 0: the route's */
+	struct in_addr a4;
+	struct in6_addr a6;
+};
+
 /* One packet to @ss; from source address @from + @ai if @from is set
- * (IP_PKTINFO), else from whatever the route gives.  0 or -1 (errno).
+ * (IP_PKTINFO, IPV6_PKTINFO), else from whatever the route gives.  0 or
+ * -1 (errno).
  */
 static int send_one(int fd, const void *buf, size_t len,
 		    const struct sockaddr_storage *ss, socklen_t sslen,
-		    const struct in_addr *from, unsigned long ai)
+		    const struct from *from, unsigned long ai)
 {
 	union {
-		char buf[CMSG_SPACE(sizeof(struct in_pktinfo))];
+		char buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
@@ -345,19 +359,32 @@ static int send_one(int fd, const void *buf, size_t len,
 		.msg_iov = &iov,
 		.msg_iovlen = 1,
 	};
+	struct in6_pktinfo *pi6;
 	struct in_pktinfo *pi;
 	struct cmsghdr *c;
 
-	if (from->s_addr) {
+	if (from->family) {
 		memset(&u, 0, sizeof(u));
 		m.msg_control = u.buf;
-		m.msg_controllen = sizeof(u.buf);
-		c = CMSG_FIRSTHDR(&m);
+		c = (struct cmsghdr *)u.buf;
+	}
+	if (from->family == AF_INET) {
+		m.msg_controllen = CMSG_SPACE(sizeof(*pi));
 		c->cmsg_level = IPPROTO_IP;
 		c->cmsg_type = IP_PKTINFO;
 		c->cmsg_len = CMSG_LEN(sizeof(*pi));
 		pi = (struct in_pktinfo *)CMSG_DATA(c);
-		pi->ipi_spec_dst.s_addr = htonl(ntohl(from->s_addr) + ai);
+		pi->ipi_spec_dst.s_addr = htonl(ntohl(from->a4.s_addr) + ai);
+	} else if (from->family == AF_INET6) {
+		__u32 lo = ntohl(from->a6.s6_addr32[3]) + (__u32)ai;
+
+		m.msg_controllen = CMSG_SPACE(sizeof(*pi6));
+		c->cmsg_level = IPPROTO_IPV6;
+		c->cmsg_type = IPV6_PKTINFO;
+		c->cmsg_len = CMSG_LEN(sizeof(*pi6));
+		pi6 = (struct in6_pktinfo *)CMSG_DATA(c);
+		pi6->ipi6_addr = from->a6;
+		pi6->ipi6_addr.s6_addr32[3] = htonl(lo);
 	}
 	return sendmsg(fd, &m, 0) == (ssize_t)len ? 0 : -1;
 }
@@ -369,7 +396,7 @@ int main(int argc, char **argv)
 	unsigned long count = 1, port = MRC_UDP_PORT, i, e0, e1;
 	struct fields f = { 0x11, 7000, 0x1234, -1, -1, -1 };
 	unsigned long naddr = 1, nports = 1, ne, j, sent;
-	struct in_addr from = { 0 };
+	struct from from = { 0 };
 	struct kind raw, *k;
 	socklen_t sslen;
 	const char *addr;
@@ -379,7 +406,11 @@ int main(int argc, char **argv)
 	while ((opt = getopt(argc, argv, "c:p:q:s:e:En:m:o:lA:N:P:")) != -1) {
 		switch (opt) {
 		case 'A':
-			if (inet_pton(AF_INET, optarg, &from) != 1) {
+			if (inet_pton(AF_INET, optarg, &from.a4) == 1) {
+				from.family = AF_INET;
+			} else if (inet_pton(AF_INET6, optarg, &from.a6) == 1) {
+				from.family = AF_INET6;
+			} else {
 				fprintf(stderr, "mrc_inject: bad -A \"%s\"\n",
 					optarg);
 				return 1;
@@ -462,8 +493,9 @@ int main(int argc, char **argv)
 		sslen = sizeof(*s4);
 	}
 
-	if ((from.s_addr || naddr > 1) && ss.ss_family != AF_INET) {
-		fprintf(stderr, "mrc_inject: -A and -N are for IPv4\n");
+	if ((from.family || naddr > 1) && from.family != ss.ss_family) {
+		fprintf(stderr,
+			"mrc_inject: -N needs -A, of ADDRESS's family\n");
 		return 1;
 	}
 	if (!naddr || !nports || f.sport + nports - 1 > 65535)
@@ -473,6 +505,13 @@ int main(int argc, char **argv)
 	fd = socket(ss.ss_family, SOCK_DGRAM, 0);
 	if (fd < 0) {
 		perror("mrc_inject: socket");
+		return 1;
+	}
+	/* An address of a local route is no address of an interface. */
+	if (from.family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_FREEBIND, &(int){ 1 },
+		       sizeof(int))) {
+		perror("mrc_inject: IPV6_FREEBIND");
 		return 1;
 	}
 	for (a = optind + 1; a < argc; a++) {
