@@ -302,7 +302,12 @@ read -r ntr nnk nbad nres ndist < <(awk -F, -v a="$MRC_IP4_A" -v b="$MRC_IP4_B" 
 	$2 == a && $4 ~ /^0xc[6-9ab]$/ && $15 > 0 && (($6 " " $5) in pend) &&
 	$8 == 1 {
 		delete pend[$6 " " $5]
-		res++
+		# Once per PSN: a PSN sent again later may be trimmed and
+		# resent again.
+		if (!(($6 " " $5) in resent)) {
+			resent[$6 " " $5] = 1
+			res++
+		}
 		if (!ex3) { ex3 = 1; print "# resent:  " $0 > "/dev/stderr" }
 		next
 	}
