@@ -12,7 +12,8 @@
 #   +---------------------------+          +---------------------------+
 #
 # While 60 x 64 KiB go from client to server, the client also sends a
-# probe on the transfer's queue pair (mrc_inject, probe number 7) and a
+# probe on the transfer's queue pair (mrc_inject, probe number 7, three
+# copies against the link's loss) and a
 # data packet to a port nothing is bound to.  The capture, on the
 # server's side of the link, then decoded with the dissector, must show:
 #   1. as many mrc packets from the client as the server's rx_packets
@@ -114,7 +115,9 @@ for ((i = 0; i < 100; i++)); do
 	mrc_sleep 0.05
 done
 [ -n "$rport" ] || mrc_die "no queue pair at the server"
-ip netns exec "$C" "$MRC_INJECT" -q "$PORT" -s "$rport" "$MRC_IP4_B" \
+# Three times: the client's egress loses 2 % of what it sends, and one
+# copy is all the checks need.
+ip netns exec "$C" "$MRC_INJECT" -c 3 -q "$PORT" -s "$rport" "$MRC_IP4_B" \
 	probe >/dev/null || mrc_die "mrc_inject probe failed"
 ip netns exec "$C" "$MRC_INJECT" -n "$INJ_PSN" "$MRC_IP4_B" data \
 	>/dev/null || mrc_die "mrc_inject data failed"
