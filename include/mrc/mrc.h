@@ -283,8 +283,43 @@ struct mrc_rx_msg {
 	u32 over_base;		/* ... bytes it had at the period's start */
 	unsigned long over_since;	/* ... that period's start, jiffies */
 	struct in6_addr saddr;	/* IPv4 as v4-mapped */
+	int ifindex;		/* its link if link-local, else 0 */
 	u16 sport;
 };
+
+/**
+ * struct mrc_local - the local end of a queue pair, or of a packet
+ * @addr: the local address (IPv4 as v4-mapped); unspecified (all zeros,
+ *	also for IPv4) for any
+ * @ifindex: the link, where the local or the remote address is IPv6
+ *	link-local (which names a host only on its link); else 0
+ */
+struct mrc_local {
+	struct in6_addr addr;
+	int ifindex;
+};
+
+/* Whether a local or a remote address is link-local: its link, the
+ * ifindex, is then part of its name.  Never for IPv4 (v4-mapped).
+ */
+static inline bool mrc_addr_scoped(const struct in6_addr *a,
+				   const struct in6_addr *b)
+{
+	return (ipv6_addr_type(a) | ipv6_addr_type(b)) & IPV6_ADDR_LINKLOCAL;
+}
+
+/* Two local ends match if their links are the same and their addresses
+ * are, or either is unspecified: a lookup that leaves the address open
+ * (sendmsg() on a socket bound to none) or a QP that opened with no
+ * route and so has none of its own.
+ */
+static inline bool mrc_local_match(const struct mrc_local *a,
+				   const struct mrc_local *b)
+{
+	return a->ifindex == b->ifindex &&
+	       (ipv6_addr_any(&a->addr) || ipv6_addr_any(&b->addr) ||
+		ipv6_addr_equal(&a->addr, &b->addr));
+}
 
 struct mrc_sock;
 struct netlink_callback;
@@ -316,6 +351,13 @@ struct mrc_qp {
 	u16 rport;
 	u16 udp_sport;
 	struct in6_addr raddr;	/* IPv4 as v4-mapped */
+	/* The local address the QP sends from and receives at, fixed for
+	 * its life: the peer's first packet's destination, else the
+	 * socket's bound address, else the route's source when it opened;
+	 * unspecified (any) only if it opened with no route.  And the
+	 * link, with a link-local end.  Part of its key with raddr, rport.
+	 */
+	struct mrc_local local;
 	u8 state;		/* enum mrc_qp_state */
 	bool dead;		/* unlinked: take no new work */
 	bool xmitting;		/* some context is sending xq */
@@ -394,10 +436,15 @@ struct mrc_qp {
  * @rx_over: a message is admitted beyond SO_RCVBUF (at most one)
  * @rx_over_wanted: a message next in order was refused for want of it
  * @port: the bound mrc port, 0 while unbound
+ * @bound: the address bind() gave and, for a link-local one, its
+ *	sin6_scope_id; unspecified for the wildcard.  Set under
+ *	mrc_net.port_lock before the socket is on the port table, fixed
+ *	from then on: the receive path reads it under RCU
  * @udp_sport: MRC_SO_UDP_SPORT
  * @closing: close() was called; the socket delivers what it has queued
  * @peer: connect()ed default destination, valid if @peer_port
  * @peer_port: 0 when not connected
+ * @peer_ifindex: the link of a link-local @peer, else 0
  */
 struct mrc_sock {
 	struct inet_sock inet;
@@ -415,10 +462,12 @@ struct mrc_sock {
 	atomic_t rx_starved;	/* some QP owes a window update */
 	u16 port;
 	u16 udp_sport;
+	struct mrc_local bound;
 	bool closing;
 	bool superseded;	/* closed, its port bound again: see bind */
 	struct in6_addr peer;
 	u16 peer_port;
+	int peer_ifindex;
 	void (*orig_destruct)(struct sock *sk);
 };
 
@@ -490,14 +539,17 @@ enum mrc_icmp_kind {
 	MRC_ICMP_REFUSED,	/* port or protocol unreachable: no mrc */
 };
 
-void mrc_rx_icmp(struct mrc_net *mn, int family, const struct in6_addr *daddr,
-		 const u8 *p, u16 entropy, enum mrc_icmp_kind kind, u32 mtu);
+void mrc_rx_icmp(struct mrc_net *mn, int family, const struct mrc_local *l,
+		 const struct in6_addr *daddr, const u8 *p, u16 entropy,
+		 enum mrc_icmp_kind kind, u32 mtu);
 
 /* sock.c */
 int mrc_sock_init(void);
 void mrc_sock_exit(void);
-struct mrc_sock *mrc_sock_lookup(struct mrc_net *mn, int family, u16 port);
+struct mrc_sock *mrc_sock_lookup(struct mrc_net *mn, int family, u16 port,
+				 const struct mrc_local *l);
 struct mrc_qp *mrc_superseded_qp(struct mrc_net *mn, int family, u16 port,
+				 const struct mrc_local *l,
 				 const struct in6_addr *addr, u16 rport,
 				 u16 epoch);
 void mrc_sock_deliver(struct mrc_sock *ms, struct mrc_rx_msg *m);
@@ -506,9 +558,10 @@ void mrc_sock_qp_failed(struct mrc_sock *ms, int err);
 void mrc_sock_unbind(struct mrc_sock *ms);
 
 /* qp.c */
-struct mrc_qp *mrc_qp_lookup(struct mrc_sock *ms, const struct in6_addr *addr,
-			     u16 port);
+struct mrc_qp *mrc_qp_lookup(struct mrc_sock *ms, const struct mrc_local *l,
+			     const struct in6_addr *addr, u16 port);
 struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
+				    const struct mrc_local *l,
 				    const struct in6_addr *addr, u16 port,
 				    gfp_t gfp);
 void mrc_qp_put(struct mrc_qp *qp);
@@ -547,7 +600,7 @@ static inline void mrc_qp_mon(struct mrc_qp *qp, u32 event, u16 ev, u32 psn)
 void mrc_probe_arm(struct mrc_net *mn);
 enum hrtimer_restart mrc_probe_fire(struct hrtimer *t);
 void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
-		  int family, u16 entropy);
+		  const struct mrc_local *l, int family, u16 entropy);
 void mrc_rx_probe_resp(struct mrc_qp *qp, const struct mrc_ack_hdr *h);
 
 /* tx.c */
@@ -557,12 +610,13 @@ void mrc_qp_flush(struct mrc_qp *qp);
 struct sk_buff *mrc_alloc_skb(unsigned int len);
 void mrc_skb_set_sport(struct sk_buff *skb, u16 sport, u8 tos);
 struct dst_entry *mrc_route(struct mrc_net *mn, struct sock *sk,
-			    int family, const struct in6_addr *daddr, u16 sport,
+			    int family, const struct mrc_local *l,
+			    const struct in6_addr *daddr, u16 sport,
 			    u8 tos, struct flowi *fl);
-int mrc_xmit_pmtu(struct mrc_net *mn, int family,
+int mrc_xmit_pmtu(struct mrc_net *mn, int family, const struct mrc_local *l,
 		  const struct in6_addr *daddr, struct sk_buff *skb, u32 *mtu);
-int mrc_xmit(struct mrc_net *mn, int family, const struct in6_addr *daddr,
-	     struct sk_buff *skb);
+int mrc_xmit(struct mrc_net *mn, int family, const struct mrc_local *l,
+	     const struct in6_addr *daddr, struct sk_buff *skb);
 void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		   struct sk_buff_head *out);
 enum hrtimer_restart mrc_rto_fire(struct hrtimer *t);

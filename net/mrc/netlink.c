@@ -224,7 +224,11 @@ static int mrc_nl_put_qp(struct sk_buff *msg, struct mrc_qp *qp)
 	    nla_put_u32(msg, MRC_QP_A_TX_QUEUED, qp->tx_queued) ||
 	    nla_put_u32(msg, MRC_QP_A_RX_PENDING, qp->rx_partial) ||
 	    nla_put_u32(msg, MRC_QP_A_REORDER, qp->reorder) ||
-	    nla_put_u32(msg, MRC_QP_A_RTO_US, rto_us))
+	    nla_put_u32(msg, MRC_QP_A_RTO_US, rto_us) ||
+	    (qp->family == AF_INET ?
+	     nla_put_in_addr(msg, MRC_QP_A_LOCAL_ADDR,
+			     qp->local.addr.s6_addr32[3]) :
+	     nla_put_in6_addr(msg, MRC_QP_A_LOCAL_ADDR, &qp->local.addr)))
 		goto cancel;
 	st = nla_nest_start(msg, MRC_QP_A_STATS);
 	if (!st)

@@ -67,6 +67,7 @@ void mrc_probe_arm(struct mrc_net *mn)
 
 /* What one probe needs, taken under the peer's lock. */
 struct mrc_probe {
+	struct mrc_local local;	/* that of the QP it names */
 	struct in6_addr daddr;
 	int family;
 	u32 qpn;
@@ -106,6 +107,10 @@ static bool mrc_probe_next(struct mrc_peer *p, struct mrc_probe *pr)
 	ev = mrc_spray_next_probe(&p->spray);
 	if (ev < 0)
 		return false;
+	/* From the QP's own address: the peer answers where it has the
+	 * QP, which it knows by the address it sends to.
+	 */
+	pr->local = qp->local;
 	pr->daddr = p->addr;
 	pr->family = p->family;
 	pr->qpn = qp->qpn;
@@ -186,7 +191,8 @@ static bool mrc_probe_egress_stopped(struct mrc_net *mn,
 	struct flowi fl;
 	bool stopped;
 
-	dst = mrc_route(mn, NULL, pr->family, &pr->daddr, pr->ev, tos, &fl);
+	dst = mrc_route(mn, NULL, pr->family, &pr->local, &pr->daddr, pr->ev,
+			tos, &fl);
 	if (IS_ERR(dst))
 		return false;
 	dev = dst->dev;
@@ -225,7 +231,7 @@ static void mrc_probe_send(struct mrc_net *mn, struct mrc_peer *p,
 	skb_put(skb, mrc_put_probe_hdr(skb->data, &pr->h));
 	mrc_skb_set_sport(skb, pr->ev, tos);
 	/* Counted once the IP layer took it: mrc_xmit() counts a failure. */
-	if (!mrc_xmit(mn, pr->family, &pr->daddr, skb))
+	if (!mrc_xmit(mn, pr->family, &pr->local, &pr->daddr, skb))
 		mrc_probe_sent(mn, p, pr);
 }
 
@@ -295,14 +301,16 @@ enum hrtimer_restart mrc_probe_fire(struct hrtimer *t)
  * @mn: the namespace
  * @p: the packet's mrc headers, checked
  * @saddr: its source (IPv4 v4-mapped)
+ * @l: its destination and link
  * @family: AF_INET or AF_INET6
  * @entropy: its UDP source port, the probed value
  *
  * Only a probe between the ports of an open queue pair is answered: a
- * forged one draws nothing, so probes cannot reflect traffic.
+ * forged one draws nothing, so probes cannot reflect traffic.  The
+ * answer goes from the address the probe came to, which is the QP's.
  */
 void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
-		  int family, u16 entropy)
+		  const struct mrc_local *l, int family, u16 entropy)
 {
 	u16 t0 = (u16)mrc_probe_now_us();
 	struct mrc_probe_hdr h;
@@ -312,8 +320,8 @@ void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
 	struct mrc_qp *qp;
 
 	mrc_get_probe_hdr(p, &h);
-	ms = mrc_sock_lookup(mn, family, h.dport);
-	qp = ms ? mrc_qp_lookup(ms, saddr, h.sport) : NULL;
+	ms = mrc_sock_lookup(mn, family, h.dport, l);
+	qp = ms ? mrc_qp_lookup(ms, l, saddr, h.sport) : NULL;
 	if (!qp || READ_ONCE(qp->dead)) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
 		return;
@@ -344,7 +352,7 @@ void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
 	mrc_stat_inc(mn, MRC_STAT_PROBE_RESP_TX);
 	mrc_mon(mn, qp->qpn, MRC_MON_PROBE_RESP_TX, entropy, h.id, saddr,
 		family);
-	mrc_xmit(mn, family, saddr, skb);
+	mrc_xmit(mn, family, l, saddr, skb);
 }
 
 /**

@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Queue pairs: one per (socket, remote address, remote port), opened on
- * first use by either end and closed by the reaper once idle.
+/* Queue pairs: one per (socket, local address, remote address, remote
+ * port), opened on first use by either end and closed by the reaper once
+ * idle.  The local address is part of the key because a peer knows us by
+ * the address it sent to: a host of several addresses answers each peer
+ * from the one it used, and one peer may reach one socket at two of them.
+ * The table hashes the remote end alone, so that sendmsg() on a socket
+ * bound to no address finds the QP to a destination at whichever local
+ * address it has.
  *
  * Lifetime: a QP is on its socket's table (read under RCU by the receive
  * path) and in its namespace's xarray, which together hold one reference;
@@ -20,9 +26,19 @@ static u32 mrc_qp_hash(const struct in6_addr *addr, u16 port)
 	return ipv6_addr_hash(addr) ^ port;
 }
 
+static bool mrc_qp_match(const struct mrc_qp *qp, const struct mrc_local *l,
+			 const struct in6_addr *addr, u16 port)
+{
+	return qp->rport == port && ipv6_addr_equal(&qp->raddr, addr) &&
+	       mrc_local_match(&qp->local, l);
+}
+
 /**
  * mrc_qp_lookup() - find a socket's queue pair to a remote socket
  * @ms: the socket
+ * @l: the local end: a packet's destination address and link; or, from
+ *	sendmsg() on a socket bound to no address, an unspecified address
+ *	that any QP's matches (see mrc_local_match())
  * @addr: remote address (IPv4 v4-mapped)
  * @port: remote mrc port
  *
@@ -30,16 +46,36 @@ static u32 mrc_qp_hash(const struct in6_addr *addr, u16 port)
  *
  * Return: the QP or NULL.
  */
-struct mrc_qp *mrc_qp_lookup(struct mrc_sock *ms, const struct in6_addr *addr,
-			     u16 port)
+struct mrc_qp *mrc_qp_lookup(struct mrc_sock *ms, const struct mrc_local *l,
+			     const struct in6_addr *addr, u16 port)
 {
 	struct mrc_qp *qp;
 
 	hash_for_each_possible_rcu(ms->qps, qp, node, mrc_qp_hash(addr, port))
-		if (qp->rport == port && ipv6_addr_equal(&qp->raddr, addr) &&
-		    !READ_ONCE(qp->dead))
+		if (mrc_qp_match(qp, l, addr, port) && !READ_ONCE(qp->dead))
 			return qp;
 	return NULL;
+}
+
+/* The local address a QP that @l leaves open sends from: the source the
+ * route to the peer picks now, fixed for the QP's life, as UDP's
+ * connect() fixes it.  With no route, none: the QP then sends from the
+ * route's source of the moment, and takes the peer's packets at any.
+ */
+static void mrc_qp_pick_laddr(struct mrc_qp *qp)
+{
+	struct dst_entry *dst;
+	struct flowi fl;
+
+	dst = mrc_route(qp->mn, mrc_to_sk(qp->ms), qp->family, &qp->local,
+			&qp->raddr, 0, 0, &fl);
+	if (IS_ERR(dst))
+		return;
+	if (qp->family == AF_INET6)
+		qp->local.addr = fl.u.ip6.saddr;
+	else if (fl.u.ip4.saddr)
+		ipv6_addr_set_v4mapped(fl.u.ip4.saddr, &qp->local.addr);
+	dst_release(dst);
 }
 
 static void mrc_qp_free_rcu(struct rcu_head *rcu)
@@ -65,6 +101,7 @@ void mrc_qp_put(struct mrc_qp *qp)
 }
 
 static struct mrc_qp *mrc_qp_alloc(struct mrc_sock *ms,
+				   const struct mrc_local *l,
 				   const struct in6_addr *addr, u16 port,
 				   gfp_t gfp)
 {
@@ -88,6 +125,7 @@ static struct mrc_qp *mrc_qp_alloc(struct mrc_sock *ms,
 	qp->lport = READ_ONCE(ms->port);
 	qp->rport = port;
 	qp->raddr = *addr;
+	qp->local = *l;
 	INIT_LIST_HEAD(&qp->tx_queue);
 	__skb_queue_head_init(&qp->xq);
 	INIT_LIST_HEAD(&qp->peer_node);
@@ -136,6 +174,9 @@ static void mrc_qp_gen_bump(struct mrc_net *mn)
  * mrc_qp_get_or_create() - the socket's QP to a remote socket, opened now
  * if there is none
  * @ms: the socket
+ * @l: the local end, as for mrc_qp_lookup(): a new QP takes it, or if
+ *	it leaves the address open, the route's source (see
+ *	mrc_qp_pick_laddr())
  * @addr: remote address (IPv4 v4-mapped)
  * @port: remote mrc port
  * @gfp: allocation flags for a new QP
@@ -144,6 +185,7 @@ static void mrc_qp_gen_bump(struct mrc_net *mn)
  * -EPIPE when the socket is closing, -EMFILE at the QP limit.
  */
 struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
+				    const struct mrc_local *l,
 				    const struct in6_addr *addr, u16 port,
 				    gfp_t gfp)
 {
@@ -153,7 +195,7 @@ struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
 	int ret;
 
 	rcu_read_lock();
-	qp = mrc_qp_lookup(ms, addr, port);
+	qp = mrc_qp_lookup(ms, l, addr, port);
 	if (qp && refcount_inc_not_zero(&qp->ref)) {
 		rcu_read_unlock();
 		return qp;
@@ -163,9 +205,11 @@ struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
 	/* Checked again under the lock; this spares the allocations. */
 	if (READ_ONCE(ms->closing))
 		return ERR_PTR(-EPIPE);
-	new = mrc_qp_alloc(ms, addr, port, gfp);
+	new = mrc_qp_alloc(ms, l, addr, port, gfp);
 	if (!new)
 		return ERR_PTR(-ENOBUFS);
+	if (ipv6_addr_any(&l->addr))
+		mrc_qp_pick_laddr(new);
 	/* Its number, reserved here where @gfp may sleep: storing the QP
 	 * at it below, under the locks, allocates nothing.
 	 */
@@ -181,8 +225,11 @@ struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
 	}
 
 	spin_lock_bh(&ms->lock);
+	/* By the key asked for: a sender that left the address open takes
+	 * one another opened meanwhile at whichever address.
+	 */
 	hash_for_each_possible(ms->qps, qp, node, mrc_qp_hash(addr, port)) {
-		if (qp->rport == port && ipv6_addr_equal(&qp->raddr, addr) &&
+		if (mrc_qp_match(qp, l, addr, port) &&
 		    !READ_ONCE(qp->dead) && refcount_inc_not_zero(&qp->ref)) {
 			spin_unlock_bh(&ms->lock);
 			mrc_peer_detach(new);

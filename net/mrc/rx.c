@@ -21,6 +21,7 @@
 /* Received packet facts the handlers need besides the mrc headers. */
 struct mrc_rx_ctx {
 	struct in6_addr saddr;
+	struct mrc_local local;	/* destination address and link */
 	u16 entropy;		/* UDP source port */
 	bool ecn;		/* CE-marked */
 	u8 dscp;		/* its codepoint, trimmed or not */
@@ -205,7 +206,8 @@ static void mrc_rx_refuse(struct mrc_net *mn, const struct mrc_data_hdr *h,
 	skb_put(skb, mrc_put_ack_hdr(skb->data, &a));
 	mrc_skb_set_sport(skb, ctx->entropy, mrc_control_tos(mn));
 	mrc_stat_inc(mn, MRC_STAT_NACK_TX);
-	mrc_xmit(mn, ctx->family, &ctx->saddr, skb);
+	/* From the address the data came to, which its sender knows. */
+	mrc_xmit(mn, ctx->family, &ctx->local, &ctx->saddr, skb);
 }
 
 static void mrc_rx_reset(struct mrc_qp *qp, u16 epoch)
@@ -521,6 +523,7 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 		xa_init(&m->pages);
 		m->len = h->msg_len;
 		m->saddr = qp->raddr;
+		m->ifindex = qp->local.ifindex;
 		m->sport = qp->rport;
 		m->charge = probe.charge;
 		m->over = probe.over;
@@ -650,7 +653,7 @@ static void mrc_rx_trimmed(struct mrc_net *mn, struct sk_buff *skb,
 	 * trimmed on its way here.
 	 */
 	mrc_stat_inc(mn, MRC_STAT_RX_TRIMMED);
-	ms = mrc_sock_lookup(mn, ctx->family, h->dport);
+	ms = mrc_sock_lookup(mn, ctx->family, h->dport, &ctx->local);
 	if (!ms) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
 		mrc_rx_refuse(mn, h, MRC_NACK_UNEXPECTED, ctx);
@@ -660,7 +663,7 @@ static void mrc_rx_trimmed(struct mrc_net *mn, struct sk_buff *skb,
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_FILTER);
 		return;
 	}
-	qp = mrc_qp_lookup(ms, &ctx->saddr, h->sport);
+	qp = mrc_qp_lookup(ms, &ctx->local, &ctx->saddr, h->sport);
 	if (qp && !refcount_inc_not_zero(&qp->ref))
 		qp = NULL;
 	if (qp) {
@@ -702,23 +705,24 @@ static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_MALFORMED);
 		return;
 	}
-	ms = mrc_sock_lookup(mn, ctx->family, h.dport);
+	ms = mrc_sock_lookup(mn, ctx->family, h.dport, &ctx->local);
 	if (ms && mrc_sock_filter(ms, skb)) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_FILTER);
 		return;
 	}
-	qp = ms ? mrc_qp_lookup(ms, &ctx->saddr, h.sport) : NULL;
+	qp = ms ? mrc_qp_lookup(ms, &ctx->local, &ctx->saddr, h.sport) : NULL;
 	if (qp && !refcount_inc_not_zero(&qp->ref))
 		qp = NULL;
 	/* A peer new to the socket may be one of a closed socket that the
 	 * port belonged to.
 	 */
 	if (!qp)
-		qp = mrc_superseded_qp(mn, ctx->family, h.dport, &ctx->saddr,
-				       h.sport, h.epoch);
+		qp = mrc_superseded_qp(mn, ctx->family, h.dport, &ctx->local,
+				       &ctx->saddr, h.sport, h.epoch);
 	if (!qp)
-		qp = ms ? mrc_qp_get_or_create(ms, &ctx->saddr, h.sport,
-					       GFP_ATOMIC) : ERR_PTR(-EPIPE);
+		qp = ms ? mrc_qp_get_or_create(ms, &ctx->local, &ctx->saddr,
+					       h.sport, GFP_ATOMIC) :
+			  ERR_PTR(-EPIPE);
 	if (IS_ERR(qp)) {
 		/* No socket, or one closing with no QP to this peer. */
 		if (PTR_ERR(qp) == -EPIPE) {
@@ -747,8 +751,8 @@ static void mrc_rx_ack(struct mrc_net *mn, const u8 *p, struct mrc_rx_ctx *ctx)
 	struct mrc_qp *qp;
 
 	mrc_get_ack_hdr(p, &h);
-	ms = mrc_sock_lookup(mn, ctx->family, h.dport);
-	qp = ms ? mrc_qp_lookup(ms, &ctx->saddr, h.sport) : NULL;
+	ms = mrc_sock_lookup(mn, ctx->family, h.dport, &ctx->local);
+	qp = ms ? mrc_qp_lookup(ms, &ctx->local, &ctx->saddr, h.sport) : NULL;
 	if (!qp) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
 		return;
@@ -767,6 +771,7 @@ static void mrc_rx_ack(struct mrc_net *mn, const u8 *p, struct mrc_rx_ctx *ctx)
  * mrc_rx_icmp() - an ICMP error quoting a data packet this namespace sent
  * @mn: the namespace
  * @family: AF_INET or AF_INET6, the UDP/4791 socket's
+ * @l: where the quoted packet came from, and its link
  * @daddr: where the quoted packet went (IPv4 as v4-mapped)
  * @p: its mrc headers, MRC_DATA_HDR_LEN bytes at least, checked by
  *	mrc_hdr_len() to be a data packet's
@@ -776,8 +781,9 @@ static void mrc_rx_ack(struct mrc_net *mn, const u8 *p, struct mrc_rx_ctx *ctx)
  *
  * Called in softirq context under rcu_read_lock().
  */
-void mrc_rx_icmp(struct mrc_net *mn, int family, const struct in6_addr *daddr,
-		 const u8 *p, u16 entropy, enum mrc_icmp_kind kind, u32 mtu)
+void mrc_rx_icmp(struct mrc_net *mn, int family, const struct mrc_local *l,
+		 const struct in6_addr *daddr, const u8 *p, u16 entropy,
+		 enum mrc_icmp_kind kind, u32 mtu)
 {
 	struct mrc_data_hdr h;
 	struct mrc_sock *ms;
@@ -787,8 +793,8 @@ void mrc_rx_icmp(struct mrc_net *mn, int family, const struct in6_addr *daddr,
 	/* The quoted packet went from our socket (its sport) to the peer's
 	 * (its dport): the QP is ours to the peer's port.
 	 */
-	ms = mrc_sock_lookup(mn, family, h.sport);
-	qp = ms ? mrc_qp_lookup(ms, daddr, h.dport) : NULL;
+	ms = mrc_sock_lookup(mn, family, h.sport, l);
+	qp = ms ? mrc_qp_lookup(ms, l, daddr, h.dport) : NULL;
 	if (!qp) {
 		mrc_stat_inc(mn, MRC_STAT_ICMP_IGNORED);
 		return;
@@ -843,9 +849,13 @@ static void mrc_rx(struct mrc_net *mn, struct sock *usk, struct sk_buff *skb)
 	ctx.len = skb->len - ctx.off;
 	if (ctx.family == AF_INET6) {
 		ctx.saddr = ipv6_hdr(skb)->saddr;
+		ctx.local.addr = ipv6_hdr(skb)->daddr;
+		if (mrc_addr_scoped(&ctx.local.addr, &ctx.saddr))
+			ctx.local.ifindex = inet6_iif(skb);
 		tos = ipv6_get_dsfield(ipv6_hdr(skb));
 	} else {
 		ipv6_addr_set_v4mapped(ip_hdr(skb)->saddr, &ctx.saddr);
+		ipv6_addr_set_v4mapped(ip_hdr(skb)->daddr, &ctx.local.addr);
 		tos = ip_hdr(skb)->tos;
 	}
 	ctx.ecn = INET_ECN_is_ce(tos);
@@ -858,7 +868,8 @@ static void mrc_rx(struct mrc_net *mn, struct sock *usk, struct sk_buff *skb)
 		mrc_rx_ack(mn, p, &ctx);
 		break;
 	case MRC_OP_PROBE:
-		mrc_rx_probe(mn, p, &ctx.saddr, ctx.family, ctx.entropy);
+		mrc_rx_probe(mn, p, &ctx.saddr, &ctx.local, ctx.family,
+			     ctx.entropy);
 		break;
 	default:
 		mrc_rx_data(mn, skb, p, &ctx);

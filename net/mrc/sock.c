@@ -20,6 +20,7 @@
 #include <linux/sched/signal.h>
 #include <linux/vmalloc.h>
 #include <net/inet_common.h>
+#include <net/addrconf.h>
 #include <net/ip.h>
 #include <net/protocol.h>
 #include <net/route.h>
@@ -36,7 +37,11 @@ static u32 mrc_port_hash(int family, u16 port)
 	return (u32)port * 2 + (family == AF_INET6);
 }
 
-/* The socket holding @port, under the port lock; NULL if none does. */
+/* The socket holding @port, under the port lock; NULL if none does.  The
+ * table is by port alone, whatever address a socket is bound to: one
+ * port is one socket's, at one address or at all of them, since the
+ * wire names the destination socket by its port only.
+ */
 static struct mrc_sock *mrc_port_holder(struct mrc_net *mn, int family,
 					u16 port)
 {
@@ -61,18 +66,37 @@ static bool mrc_port_lingering(struct mrc_sock *ms)
 	return READ_ONCE(ms->closing) && !atomic64_read(&ms->tx_mem);
 }
 
+/* Whether a socket takes what came to local end @l: any if it is bound
+ * to no address, else only what came to its address (on its link).
+ */
+static bool mrc_sock_takes(const struct mrc_sock *ms,
+			   const struct mrc_local *l)
+{
+	const struct mrc_local *b = &ms->bound;
+
+	return ipv6_addr_any(&b->addr) ||
+	       (ipv6_addr_equal(&b->addr, &l->addr) &&
+		(!b->ifindex || b->ifindex == l->ifindex));
+}
+
 /**
- * mrc_sock_lookup() - the socket bound to an mrc port
+ * mrc_sock_lookup() - the socket bound to an mrc port that takes what
+ * came to a local address
  * @mn: the namespace
  * @family: AF_INET or AF_INET6
  * @port: the port
+ * @l: the packet's destination address and link
+ *
+ * A socket bound to another address of the host does not take it: the
+ * packet is to no socket, as UDP's would be.
  *
  * Context: rcu_read_lock() held; the socket stays valid until it is
  * released.
  *
  * Return: the socket, or NULL.
  */
-struct mrc_sock *mrc_sock_lookup(struct mrc_net *mn, int family, u16 port)
+struct mrc_sock *mrc_sock_lookup(struct mrc_net *mn, int family, u16 port,
+				 const struct mrc_local *l)
 {
 	struct mrc_sock *ms;
 
@@ -81,7 +105,7 @@ struct mrc_sock *mrc_sock_lookup(struct mrc_net *mn, int family, u16 port)
 		if (READ_ONCE(ms->port) == port &&
 		    mrc_to_sk(ms)->sk_family == family &&
 		    !READ_ONCE(ms->superseded))
-			return ms;
+			return mrc_sock_takes(ms, l) ? ms : NULL;
 	return NULL;
 }
 
@@ -91,6 +115,7 @@ struct mrc_sock *mrc_sock_lookup(struct mrc_net *mn, int family, u16 port)
  * @mn: the namespace
  * @family: AF_INET or AF_INET6
  * @port: the local port
+ * @l: the local end the packet came to
  * @addr: the peer's address (IPv4 v4-mapped)
  * @rport: the peer's port
  * @epoch: the epoch of the peer's data packet
@@ -103,6 +128,7 @@ struct mrc_sock *mrc_sock_lookup(struct mrc_net *mn, int family, u16 port)
  * Return: the QP with a reference the caller puts, or NULL.
  */
 struct mrc_qp *mrc_superseded_qp(struct mrc_net *mn, int family, u16 port,
+				 const struct mrc_local *l,
 				 const struct in6_addr *addr, u16 rport,
 				 u16 epoch)
 {
@@ -114,7 +140,7 @@ struct mrc_qp *mrc_superseded_qp(struct mrc_net *mn, int family, u16 port,
 		if (!READ_ONCE(ms->superseded) || READ_ONCE(ms->port) != port ||
 		    mrc_to_sk(ms)->sk_family != family)
 			continue;
-		qp = mrc_qp_lookup(ms, addr, rport);
+		qp = mrc_qp_lookup(ms, l, addr, rport);
 		if (qp && READ_ONCE(qp->rx_open) &&
 		    READ_ONCE(qp->rx_epoch) == epoch &&
 		    refcount_inc_not_zero(&qp->ref))
@@ -123,7 +149,9 @@ struct mrc_qp *mrc_superseded_qp(struct mrc_net *mn, int family, u16 port,
 	return NULL;
 }
 
-static int mrc_do_bind(struct mrc_sock *ms, u16 port)
+/* Bind @ms to @port (0: an ephemeral one) at address @b (NULL: any). */
+static int mrc_do_bind(struct mrc_sock *ms, u16 port,
+		       const struct mrc_local *b)
 {
 	struct sock *sk = mrc_to_sk(ms);
 	struct mrc_net *mn = ms->mn;
@@ -165,6 +193,9 @@ static int mrc_do_bind(struct mrc_sock *ms, u16 port)
 			goto out;
 		}
 	}
+	/* Before the socket is on the table: fixed from then on. */
+	if (b)
+		ms->bound = *b;
 	WRITE_ONCE(ms->port, port);
 	inet_sk(sk)->inet_sport = htons(port);
 	inet_sk(sk)->inet_num = port;
@@ -250,8 +281,46 @@ static int mrc_dest_check(struct sock *sk, const struct in6_addr *addr)
 	return bcast ? -EACCES : 0;
 }
 
+/* The socket's bound address and link, which bind() sets once. */
+static void mrc_sock_bound(struct mrc_sock *ms, struct mrc_local *b)
+{
+	spin_lock_bh(&ms->mn->port_lock);
+	*b = ms->bound;
+	spin_unlock_bh(&ms->mn->port_lock);
+}
+
+/* The scope id of an AF_INET6 address, if the caller's holds one. */
+static int mrc_get_scope(struct sock *sk, const void *uaddr, int len)
+{
+	const struct sockaddr_in6 *sin6 = uaddr;
+
+	if (sk->sk_family != AF_INET6 || len < (int)sizeof(*sin6))
+		return 0;
+	return sin6->sin6_scope_id;
+}
+
+/* The local end a message to @addr leaves from: the socket's bound
+ * address (or any, for the route's source), and the link if either end
+ * is link-local: the destination's sin6_scope_id, else that of a
+ * link-local bound address.  A link-local end with no link, or two
+ * links that differ, is EINVAL, as for IPv6 UDP.
+ */
+static int mrc_dest_local(struct mrc_sock *ms, const struct in6_addr *addr,
+			  int scope, struct mrc_local *l)
+{
+	mrc_sock_bound(ms, l);
+	if (!mrc_addr_scoped(addr, &l->addr)) {
+		l->ifindex = 0;
+		return 0;
+	}
+	if (l->ifindex && scope && scope != l->ifindex)
+		return -EINVAL;
+	l->ifindex = scope ?: l->ifindex;
+	return l->ifindex ? 0 : -EINVAL;
+}
+
 static int mrc_put_addr(struct sock *sk, void *uaddr,
-			const struct in6_addr *addr, u16 port)
+			const struct in6_addr *addr, u16 port, int ifindex)
 {
 	struct sockaddr_in6 *sin6;
 
@@ -269,6 +338,7 @@ static int mrc_put_addr(struct sock *sk, void *uaddr,
 	sin6->sin6_family = AF_INET6;
 	sin6->sin6_port = htons(port);
 	sin6->sin6_addr = *addr;
+	sin6->sin6_scope_id = ipv6_iface_scope_id(addr, ifindex);
 	return sizeof(*sin6);
 }
 
@@ -318,9 +388,74 @@ static int mrc_cgroup_addr(struct sock *sk, struct sockaddr *uaddr,
 	return 0;
 }
 
+/* The address bind() was given, as @b: any, or one of the namespace's
+ * own, as UDP requires (EADDRNOTAVAIL), unless the socket may bind a
+ * non-local one (net.ipv4.ip_nonlocal_bind, net.ipv6.ip_nonlocal_bind,
+ * IP_FREEBIND, IP_TRANSPARENT), as UDP allows: it then receives nothing
+ * and sends nothing (tx_errors) until the address is the host's.  Never
+ * a multicast or broadcast one: mrc is unicast.  A link-local one
+ * needs its link, sin6_scope_id (EINVAL without; ENODEV for none).
+ */
+static int mrc_bind_local(struct sock *sk, const struct in6_addr *addr,
+			  int scope, struct mrc_local *b)
+{
+	struct net *net = sock_net(sk);
+	int type;
+
+	memset(b, 0, sizeof(*b));
+	if (sk->sk_family == AF_INET) {
+		__be32 a = addr->s6_addr32[3];
+
+		if (a == htonl(INADDR_ANY))
+			return 0;
+		type = inet_addr_type_table(net, a, RT_TABLE_LOCAL);
+		if (type == RTN_MULTICAST || type == RTN_BROADCAST ||
+		    ipv4_is_multicast(a) || ipv4_is_lbcast(a))
+			return -EADDRNOTAVAIL;
+		if (type != RTN_LOCAL && !inet_can_nonlocal_bind(net, inet_sk(sk)))
+			return -EADDRNOTAVAIL;
+		b->addr = *addr;
+		return 0;
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	{
+		struct net_device *dev = NULL;
+		bool local;
+
+		type = ipv6_addr_type(addr);
+		if (type == IPV6_ADDR_ANY)
+			return 0;
+		if (type & IPV6_ADDR_MULTICAST)
+			return -EADDRNOTAVAIL;
+		rcu_read_lock();
+		if (type & IPV6_ADDR_LINKLOCAL) {
+			if (!scope) {
+				rcu_read_unlock();
+				return -EINVAL;
+			}
+			dev = dev_get_by_index_rcu(net, scope);
+			if (!dev) {
+				rcu_read_unlock();
+				return -ENODEV;
+			}
+			b->ifindex = scope;
+		}
+		local = ipv6_chk_addr(net, addr, dev, 0);
+		rcu_read_unlock();
+		if (!local && !ipv6_can_nonlocal_bind(net, inet_sk(sk)))
+			return -EADDRNOTAVAIL;
+		b->addr = *addr;
+		return 0;
+	}
+#else
+	return -EAFNOSUPPORT;
+#endif
+}
+
 static int mrc_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 {
 	struct mrc_sock *ms = mrc_sk(sock->sk);
+	struct mrc_local b;
 	struct in6_addr addr;
 	u16 port;
 	int ret;
@@ -334,7 +469,11 @@ static int mrc_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	ret = mrc_get_addr(sock->sk, uaddr, len, &addr, &port);
 	if (ret)
 		return ret;
-	return mrc_do_bind(ms, port);
+	ret = mrc_bind_local(sock->sk, &addr,
+			     mrc_get_scope(sock->sk, uaddr, len), &b);
+	if (ret)
+		return ret;
+	return mrc_do_bind(ms, port, &b);
 }
 
 static int mrc_connect(struct socket *sock, struct sockaddr *uaddr, int len,
@@ -343,6 +482,7 @@ static int mrc_connect(struct socket *sock, struct sockaddr *uaddr, int len,
 	struct sock *sk = sock->sk;
 	struct mrc_sock *ms = mrc_sk(sk);
 	struct in6_addr addr;
+	struct mrc_local l;
 	u16 port;
 	int ret;
 
@@ -362,8 +502,12 @@ static int mrc_connect(struct socket *sock, struct sockaddr *uaddr, int len,
 	ret = mrc_dest_check(sk, &addr);
 	if (ret)
 		return ret;
+	ret = mrc_dest_local(ms, &addr, mrc_get_scope(sk, uaddr, len), &l);
+	if (ret)
+		return ret;
 	lock_sock(sk);
 	ms->peer = addr;
+	ms->peer_ifindex = l.ifindex;
 	WRITE_ONCE(ms->peer_port, port);
 	release_sock(sk);
 	return 0;
@@ -373,16 +517,27 @@ static int mrc_getname(struct socket *sock, struct sockaddr *uaddr, int peer)
 {
 	struct sock *sk = sock->sk;
 	struct mrc_sock *ms = mrc_sk(sk);
-	struct in6_addr any = {};
+	struct mrc_local b;
 
 	if (peer) {
-		if (!READ_ONCE(ms->peer_port))
+		struct in6_addr addr;
+		int ifindex;
+		u16 port;
+
+		/* All of one connect(), which sets them under the lock. */
+		lock_sock(sk);
+		addr = ms->peer;
+		port = ms->peer_port;
+		ifindex = ms->peer_ifindex;
+		release_sock(sk);
+		if (!port)
 			return -ENOTCONN;
-		return mrc_put_addr(sk, uaddr, &ms->peer, ms->peer_port);
+		return mrc_put_addr(sk, uaddr, &addr, port, ifindex);
 	}
-	if (sk->sk_family == AF_INET)
-		ipv6_addr_set_v4mapped(htonl(INADDR_ANY), &any);
-	return mrc_put_addr(sk, uaddr, &any, READ_ONCE(ms->port));
+	/* The bound address, or any (all zeros, 0.0.0.0 for IPv4). */
+	mrc_sock_bound(ms, &b);
+	return mrc_put_addr(sk, uaddr, &b.addr, READ_ONCE(ms->port),
+			    b.ifindex);
 }
 
 /* The memory a message costs while the sender holds it. */
@@ -423,8 +578,10 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	struct mrc_sock *ms = mrc_sk(sk);
 	struct mrc_tx_msg *m;
 	struct in6_addr addr;
+	struct mrc_local l;
 	struct mrc_qp *qp;
 	u32 max_len, charge;
+	int scope = 0;
 	long timeo, left;
 	u16 port;
 	int ret;
@@ -447,10 +604,12 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		ret = mrc_dest_check(sk, &addr);
 		if (ret)
 			return ret;
+		scope = mrc_get_scope(sk, msg->msg_name, msg->msg_namelen);
 	} else {
 		lock_sock(sk);
 		port = ms->peer_port;
 		addr = ms->peer;
+		scope = ms->peer_ifindex;
 		release_sock(sk);
 		if (!port)
 			return -EDESTADDRREQ;
@@ -463,10 +622,13 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		return -EMSGSIZE;
 
 	if (!READ_ONCE(ms->port)) {
-		ret = mrc_do_bind(ms, 0);
+		ret = mrc_do_bind(ms, 0, NULL);
 		if (ret && ret != -EINVAL)
 			return ret;
 	}
+	ret = mrc_dest_local(ms, &addr, scope, &l);
+	if (ret)
+		return ret;
 
 	ret = sock_error(sk);
 	if (ret)
@@ -519,7 +681,7 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 
 	do {
 		/* A QP the reaper closes meanwhile is replaced by a new one. */
-		qp = mrc_qp_get_or_create(ms, &addr, port, GFP_KERNEL);
+		qp = mrc_qp_get_or_create(ms, &l, &addr, port, GFP_KERNEL);
 		if (IS_ERR(qp)) {
 			ret = PTR_ERR(qp);
 			break;
@@ -692,7 +854,8 @@ static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 			msg->msg_flags |= MSG_TRUNC;
 		if (msg->msg_name)
 			msg->msg_namelen = mrc_put_addr(sk, msg->msg_name,
-							&m->saddr, m->sport);
+							&m->saddr, m->sport,
+							m->ifindex);
 		ret = flags & MSG_TRUNC ? m->len : copy;
 	}
 	mrc_rx_msg_free(ms, m);

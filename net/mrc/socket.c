@@ -65,6 +65,7 @@ static void mrc_udp_err(struct sock *sk, struct sk_buff *skb,
 	unsigned int off = udp_offset + sizeof(struct udphdr);
 	int family = sk->sk_family, kind, hlen;
 	u32 mtu = 0;
+	struct mrc_local local = {};
 	struct in6_addr daddr;
 	struct mrc_net *mn;
 	const u8 *p;
@@ -87,11 +88,20 @@ static void mrc_udp_err(struct sock *sk, struct sk_buff *skb,
 		mrc_stat_inc(mn, MRC_STAT_ICMP_IGNORED);
 		goto out;
 	}
-	if (family == AF_INET6)
-		daddr = ((const struct ipv6hdr *)skb->data)->daddr;
-	else
-		ipv6_addr_set_v4mapped(((const struct iphdr *)skb->data)->daddr,
-				       &daddr);
+	/* The quoted packet's source is the QP's local address. */
+	if (family == AF_INET6) {
+		const struct ipv6hdr *ip6h = (const struct ipv6hdr *)skb->data;
+
+		daddr = ip6h->daddr;
+		local.addr = ip6h->saddr;
+		if (mrc_addr_scoped(&local.addr, &daddr))
+			local.ifindex = inet6_iif(skb);
+	} else {
+		const struct iphdr *iph = (const struct iphdr *)skb->data;
+
+		ipv6_addr_set_v4mapped(iph->daddr, &daddr);
+		ipv6_addr_set_v4mapped(iph->saddr, &local.addr);
+	}
 	/* The MTU the error gives: the stack put it into the route of
 	 * the flow without ports, which with routes of several next hops
 	 * may not be the one this packet's value takes.
@@ -99,7 +109,7 @@ static void mrc_udp_err(struct sock *sk, struct sk_buff *skb,
 	if (kind == MRC_ICMP_TOO_BIG)
 		mtu = family == AF_INET6 ? ntohl(icmp6_hdr(skb)->icmp6_mtu) :
 		      ntohs(icmp_hdr(skb)->un.frag.mtu);
-	mrc_rx_icmp(mn, family, &daddr, p,
+	mrc_rx_icmp(mn, family, &local, &daddr, p,
 		    ntohs(((const struct udphdr *)(skb->data + udp_offset))->source),
 		    kind, mtu);
 out:

@@ -69,6 +69,8 @@ void mrc_skb_set_sport(struct sk_buff *skb, u16 sport, u8 tos)
  *	and owner select the route as for any socket's packet (ip rule
  *	fwmark, uidrange), and the LSM labels the flow
  * @family: AF_INET or AF_INET6
+ * @l: the source address and, for a link-local end, the link; or NULL,
+ *	or an unspecified address, for the route's choice of source
  * @daddr: destination (IPv4 v4-mapped)
  * @sport: the UDP source port: the entropy value, on which a multipath
  *	route may hash, so that two values to one destination can leave by
@@ -78,17 +80,25 @@ void mrc_skb_set_sport(struct sk_buff *skb, u16 sport, u8 tos)
  *
  * Every packet is routed here, data, acknowledgments and probes alike,
  * and so is a probe's egress device found (probe.c): each takes the
- * route its own value gives.
+ * route its own value gives.  A queue pair's packets go from its local
+ * address, replies with no queue pair from the address the packet they
+ * answer came to: a peer knows us by the address it sent to.  A source
+ * that is no longer local fails the lookup, as for a connected UDP
+ * socket, and the packet is counted in tx_errors.
  *
  * Return: the route, held, or an ERR_PTR.
  */
 struct dst_entry *mrc_route(struct mrc_net *mn, struct sock *sk,
-			    int family, const struct in6_addr *daddr, u16 sport,
+			    int family, const struct mrc_local *l,
+			    const struct in6_addr *daddr, u16 sport,
 			    u8 tos, struct flowi *fl)
 {
+	static const struct mrc_local any;
 	u32 mark = sk ? READ_ONCE(sk->sk_mark) : 0;
 	struct rtable *rt;
 
+	if (!l)
+		l = &any;
 	if (family == AF_INET6) {
 #if IS_ENABLED(CONFIG_IPV6)
 		/* An AF_INET6 mrc socket is an IPv6 one to the routing
@@ -98,6 +108,8 @@ struct dst_entry *mrc_route(struct mrc_net *mn, struct sock *sk,
 
 		fl->u.ip6 = (struct flowi6){
 			.daddr = *daddr,
+			.saddr = l->addr,
+			.flowi6_oif = l->ifindex,
 			.flowi6_proto = IPPROTO_UDP,
 			.flowi6_mark = mark,
 			.flowi6_uid = sock_net_uid(mn->net, sk),
@@ -114,6 +126,8 @@ struct dst_entry *mrc_route(struct mrc_net *mn, struct sock *sk,
 	}
 	fl->u.ip4 = (struct flowi4){
 		.daddr = daddr->s6_addr32[3],
+		/* 0 for an unspecified one, all zeros */
+		.saddr = l->addr.s6_addr32[3],
 		.flowi4_proto = IPPROTO_UDP,
 		.flowi4_tos = RT_TOS(tos),
 		.flowi4_mark = mark,
@@ -136,6 +150,7 @@ struct dst_entry *mrc_route(struct mrc_net *mn, struct sock *sk,
  * priority go on the packet, as UDP's do.
  */
 static int mrc_xmit_one(struct mrc_net *mn, int family,
+			const struct mrc_local *l,
 			const struct in6_addr *daddr, struct sk_buff *skb,
 			u16 sport, u8 tos, bool frag, u32 *mtu)
 {
@@ -147,7 +162,7 @@ static int mrc_xmit_one(struct mrc_net *mn, int family,
 		skb->mark = READ_ONCE(sk->sk_mark);
 		skb->priority = READ_ONCE(sk->sk_priority);
 	}
-	dst = mrc_route(mn, sk, family, daddr, sport, tos, &fl);
+	dst = mrc_route(mn, sk, family, l, daddr, sport, tos, &fl);
 	if (IS_ERR(dst)) {
 		kfree_skb(skb);
 		return PTR_ERR(dst);
@@ -179,13 +194,14 @@ static int mrc_xmit_one(struct mrc_net *mn, int family,
  * mrc_xmit_pmtu() - send one mrc packet, and say the route's MTU
  * @mn: the namespace it is sent in
  * @family: AF_INET or AF_INET6
+ * @l: the source address and link, or NULL: see mrc_route()
  * @daddr: destination (IPv4 v4-mapped)
  * @skb: the packet, data at the mrc headers, sport set
  * @mtu: where the MTU of the route it took goes, if routed; or NULL
  *
  * Return: 0 or a negative errno; the skb is consumed either way.
  */
-int mrc_xmit_pmtu(struct mrc_net *mn, int family,
+int mrc_xmit_pmtu(struct mrc_net *mn, int family, const struct mrc_local *l,
 		  const struct in6_addr *daddr, struct sk_buff *skb, u32 *mtu)
 {
 	u16 sport = mrc_cb(skb)->sport;
@@ -195,7 +211,7 @@ int mrc_xmit_pmtu(struct mrc_net *mn, int family,
 	int ret;
 
 	memset(skb->cb, 0, sizeof(skb->cb));
-	ret = mrc_xmit_one(mn, family, daddr, skb, sport, tos, frag, mtu);
+	ret = mrc_xmit_one(mn, family, l, daddr, skb, sport, tos, frag, mtu);
 	if (ret) {
 		mrc_stat_inc(mn, MRC_STAT_TX_ERRORS);
 		return ret;
@@ -209,15 +225,16 @@ int mrc_xmit_pmtu(struct mrc_net *mn, int family,
  * mrc_xmit() - send one mrc packet
  * @mn: the namespace it is sent in
  * @family: AF_INET or AF_INET6
+ * @l: the source address and link, or NULL: see mrc_route()
  * @daddr: destination (IPv4 v4-mapped)
  * @skb: the packet, data at the mrc headers, sport set
  *
  * Return: 0 or a negative errno; the skb is consumed either way.
  */
-int mrc_xmit(struct mrc_net *mn, int family, const struct in6_addr *daddr,
-	     struct sk_buff *skb)
+int mrc_xmit(struct mrc_net *mn, int family, const struct mrc_local *l,
+	     const struct in6_addr *daddr, struct sk_buff *skb)
 {
-	return mrc_xmit_pmtu(mn, family, daddr, skb, NULL);
+	return mrc_xmit_pmtu(mn, family, l, daddr, skb, NULL);
 }
 
 /* @mtu, the lowest MTU of the routes a batch of packets took, where the
@@ -273,8 +290,8 @@ void mrc_qp_flush(struct mrc_qp *qp)
 			 * lives (the QP holds the socket).
 			 */
 			skb_set_owner_w(skb, mrc_to_sk(qp->ms));
-			mrc_xmit_pmtu(qp->mn, qp->family, &qp->raddr, skb,
-				      &mtu);
+			mrc_xmit_pmtu(qp->mn, qp->family, &qp->local,
+				      &qp->raddr, skb, &mtu);
 			if (mtu && (!low || mtu < low))
 				low = mtu;
 		}
@@ -459,8 +476,8 @@ static void mrc_qp_route_mtu(struct mrc_qp *qp)
 	struct dst_entry *dst;
 	struct flowi fl;
 
-	dst = mrc_route(qp->mn, mrc_to_sk(qp->ms), qp->family, &qp->raddr,
-			qp->udp_sport, 0, &fl);
+	dst = mrc_route(qp->mn, mrc_to_sk(qp->ms), qp->family, &qp->local,
+			&qp->raddr, qp->udp_sport, 0, &fl);
 	if (IS_ERR(dst))
 		return;
 	qp->pmtu = dst_mtu(dst);
@@ -667,8 +684,8 @@ static u32 mrc_qp_value_mtu(struct mrc_qp *qp, u16 entropy)
 	struct flowi fl;
 	u32 mtu;
 
-	dst = mrc_route(qp->mn, mrc_to_sk(qp->ms), qp->family, &qp->raddr,
-			entropy, 0, &fl);
+	dst = mrc_route(qp->mn, mrc_to_sk(qp->ms), qp->family, &qp->local,
+			&qp->raddr, entropy, 0, &fl);
 	if (IS_ERR(dst))
 		return 0;
 	mtu = dst_mtu(dst);

@@ -373,6 +373,10 @@ enum mrc_qp_attr {
 					 * reordering (PSNs)
 					 */
 	MRC_QP_A_RTO_US,		/* u32: retransmission timeout */
+	MRC_QP_A_LOCAL_ADDR,		/* binary: 4 or 16 bytes, the
+					 * address the QP sends from and
+					 * receives at; all zeros for any
+					 */
 
 	__MRC_QP_A_MAX,
 };
