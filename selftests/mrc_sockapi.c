@@ -786,6 +786,85 @@ static void stats(struct __test_metadata *_metadata, FIXTURE_DATA(sk) *self,
 
 /* ---- bind and ports ----------------------------------------------------- */
 
+/*
+ * bind() to an address: one the namespace does not have is EADDRNOTAVAIL
+ * (as UDP), a link-local one without sin6_scope_id EINVAL; one it has
+ * is what getsockname() tells.  The port is the socket's at every
+ * address (EADDRINUSE at any other).  Only what comes to the address
+ * reaches the socket: 127.0.0.2, the host's too, is to no socket and
+ * refused (ECONNREFUSED from 127.0.0.2, counted in rx_drop_no_qp).
+ */
+TEST_F(sk, bind_address)
+{
+	const unsigned int port = 49101;
+	struct sockaddr_storage ss;
+	char a[INET6_ADDRSTRLEN];
+	unsigned int sport;
+	struct pollfd pfd;
+	struct stats s0, s1;
+	int rx, fd2, tx;
+	socklen_t len;
+
+	fd2 = mk(_metadata, self, variant);
+	addr_set(&ss, &len, variant->family,
+		 variant->family == AF_INET ? "192.0.2.77" : "2001:db8::77",
+		 port);
+	EXPECT_EQ(-1, bind(fd2, (struct sockaddr *)&ss, len));
+	EXPECT_EQ(EADDRNOTAVAIL, errno) {
+		TH_LOG("bind to an address not the host's: %s, want EADDRNOTAVAIL",
+		       strerror(errno));
+	}
+	if (variant->family == AF_INET6) {
+		addr_set(&ss, &len, AF_INET6, "fe80::1", port);
+		EXPECT_EQ(-1, bind(fd2, (struct sockaddr *)&ss, len));
+		EXPECT_EQ(EINVAL, errno) {
+			TH_LOG("bind to fe80::1 with no scope id: %s, want EINVAL",
+			       strerror(errno));
+		}
+	}
+
+	rx = mk(_metadata, self, variant);
+	len = lo_addr(variant, port, &ss);
+	ASSERT_EQ(0, bind(rx, (struct sockaddr *)&ss, len)) {
+		TH_LOG("bind to %s port %u: %s", variant->lo, port,
+		       strerror(errno));
+	}
+	len = sizeof(ss);
+	ASSERT_EQ(0, getsockname(rx, (struct sockaddr *)&ss, &len));
+	EXPECT_STREQ(variant->lo, addr_str(&ss, a, sizeof(a)));
+	EXPECT_EQ(port, addr_port(&ss));
+
+	addr_set(&ss, &len, variant->family, NULL, port);
+	EXPECT_EQ(-1, bind(fd2, (struct sockaddr *)&ss, len));
+	EXPECT_EQ(EADDRINUSE, errno) {
+		TH_LOG("bind to any address at a port bound at %s: %s, want EADDRINUSE",
+		       variant->lo, strerror(errno));
+	}
+
+	cfg(_metadata, self, MRC_A_RTO_US, 1000000);
+	rcvtimeo(_metadata, rx, 10000);
+	tx = mk_bound(_metadata, self, variant, 0, &sport);
+	send_msg(_metadata, variant, tx, 3000, 51, port);
+	expect_msg(_metadata, variant, rx, 3000, 51, sport);
+	if (variant->family != AF_INET)
+		return;
+
+	stats(_metadata, self, &s0);
+	tx = mk_bound(_metadata, self, variant, 0, NULL);
+	send_msg_at(_metadata, variant, tx, 3000, 52, "127.0.0.2", port);
+	pfd.fd = tx;
+	pfd.events = POLLIN;
+	EXPECT_EQ(1, poll(&pfd, 1, 800)) {
+		TH_LOG("no error within 800 ms of sending to 127.0.0.2, where nothing is bound");
+	}
+	EXPECT_EQ(ECONNREFUSED, errq_expect(_metadata, variant, tx,
+					    "127.0.0.2", port));
+	stats(_metadata, self, &s1);
+	EXPECT_LE(1ULL, s1.v[MRC_STAT_RX_DROP_NO_QP] -
+		  s0.v[MRC_STAT_RX_DROP_NO_QP]);
+	EXPECT_EQ(0ULL, s1.v[MRC_STAT_RX_MSGS] - s0.v[MRC_STAT_RX_MSGS]);
+}
+
 /* Port 0 picks a free port; getsockname() tells it. */
 TEST_F(sk, bind_ephemeral)
 {

@@ -26,6 +26,7 @@ struct mrc_qp {
 	uint32_t val[MRC_QP_A_MAX + 1];	/* u16 and u32 attributes */
 	bool has[MRC_QP_A_MAX + 1];
 	uint8_t addr[16];		/* MRC_QP_A_REMOTE_ADDR, 4 or 16 B */
+	uint8_t laddr[16];		/* MRC_QP_A_LOCAL_ADDR, 4 or 16 B */
 	struct mrc_stats stats;		/* MRC_QP_A_STATS */
 };
 
@@ -50,6 +51,7 @@ static const enum mnl_attr_data_type mrc_qp_types[MRC_QP_A_MAX + 1] = {
 	[MRC_QP_A_STATS]	= MNL_TYPE_NESTED,
 	[MRC_QP_A_REORDER]	= MNL_TYPE_U32,
 	[MRC_QP_A_RTO_US]	= MNL_TYPE_U32,
+	[MRC_QP_A_LOCAL_ADDR]	= MNL_TYPE_BINARY,
 };
 
 static const char * const mrc_qp_state_names[] = {
@@ -98,11 +100,12 @@ static int mrc_qp_attr_cb(const struct nlattr *attr, void *data)
 	}
 	if (mnl_attr_validate(attr, t) < 0)
 		return mrc_dump_bad();
-	if (type == MRC_QP_A_REMOTE_ADDR) {
+	if (type == MRC_QP_A_REMOTE_ADDR || type == MRC_QP_A_LOCAL_ADDR) {
 		len = mnl_attr_get_payload_len(attr);
 		if (len != 4 && len != 16)
 			return mrc_dump_bad();
-		memcpy(qp->addr, mnl_attr_get_payload(attr), len);
+		memcpy(type == MRC_QP_A_LOCAL_ADDR ? qp->laddr : qp->addr,
+		       mnl_attr_get_payload(attr), len);
 		qp->val[type] = len;
 	} else if (t == MNL_TYPE_U16) {
 		qp->val[type] = mnl_attr_get_u16(attr);
@@ -149,6 +152,19 @@ static void mrc_qp_addr(const struct mrc_qp *qp, char *buf, size_t size)
 	mrc_dump_addr(qp->addr, mrc_qp_addr_len(qp), buf, size);
 }
 
+/* The local address (older kernels give none: ""), or "any". */
+static void mrc_qp_laddr(const struct mrc_qp *qp, char *buf, size_t size)
+{
+	static const uint8_t zero[16];
+	unsigned int len = qp->has[MRC_QP_A_LOCAL_ADDR] ?
+			   qp->val[MRC_QP_A_LOCAL_ADDR] : 0;
+
+	if (len && !memcmp(qp->laddr, zero, len))
+		snprintf(buf, size, "any");
+	else
+		mrc_dump_addr(qp->laddr, len, buf, size);
+}
+
 /* The name of a state, NULL for one this mrc has no name for. */
 static const char *mrc_qp_state_name(uint32_t state)
 {
@@ -167,6 +183,9 @@ static void mrc_qp_text_first_line(struct mrc_line *l,
 		mrc_line_put(l, "qpn %u", qp->val[MRC_QP_A_QPN]);
 	if (qp->has[MRC_QP_A_LOCAL_PORT])
 		mrc_line_put(l, "local-port %u", qp->val[MRC_QP_A_LOCAL_PORT]);
+	mrc_qp_laddr(qp, addr, sizeof(addr));
+	if (addr[0])
+		mrc_line_put(l, "local %s", addr);
 	mrc_qp_addr(qp, addr, sizeof(addr));
 	if (addr[0] && qp->has[MRC_QP_A_REMOTE_PORT])
 		mrc_line_put(l, mrc_qp_family(qp) == AF_INET6 ?
@@ -192,7 +211,8 @@ static void mrc_qp_text_first_line(struct mrc_line *l,
 /*
  * One queue pair in plain output:
  *
- *   qpn 1 local-port 5000 remote 192.0.2.1:6000 udp-sport 300 state open
+ *   qpn 1 local-port 5000 local 192.0.2.9 remote 192.0.2.1:6000
+ *       udp-sport 300 state open
  *       snd-nxt 1000 snd-una 990 rcv-nxt 500 cwnd 300000 inflight 40960
  *       srtt 12us base-rtt 6us tx-queued 2 rx-pending 1
  *       tx_packets 1000 tx_bytes 4096000 ...
@@ -239,6 +259,9 @@ static void mrc_qp_json(struct mrc_out *o, const void *item)
 	if (qp->has[MRC_QP_A_LOCAL_PORT])
 		mrc_out_u64(o, "local_port", "local_port",
 			    qp->val[MRC_QP_A_LOCAL_PORT]);
+	mrc_qp_laddr(qp, addr, sizeof(addr));
+	if (addr[0])
+		mrc_out_str(o, "local_addr", "local_addr", addr);
 	mrc_qp_addr(qp, addr, sizeof(addr));
 	if (addr[0])
 		mrc_out_str(o, "remote_addr", "remote_addr", addr);

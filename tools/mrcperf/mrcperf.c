@@ -23,6 +23,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_CORRUPT_EVERY,
 	OPT_EAGAIN_EVERY,
+	OPT_BIND,
 };
 
 /* The options each role takes. */
@@ -31,7 +32,7 @@ enum {
 
 static const char usage_text[] =
 "Usage: mrcperf server [-p PORT] [-4|-6] [--proto mrc|tcp] [-1] [-j]\n"
-"                      [--rcvbuf BYTES] [--sndbuf BYTES]\n"
+"                      [--rcvbuf BYTES] [--sndbuf BYTES] [--bind ADDR]\n"
 "       mrcperf client ADDR [-p PORT] [--proto mrc|tcp] [-s SIZE]\n"
 "                      [-n COUNT | -t SECONDS] [-c INFLIGHT] [-P SOCKETS]\n"
 "                      [-j] [--rcvbuf BYTES] [--sndbuf BYTES]\n"
@@ -39,6 +40,8 @@ static const char usage_text[] =
 "\n"
 "  -p PORT            server port (default 5001)\n"
 "  -4, -6             server: IPv4 (default) or IPv6\n"
+"  --bind ADDR        server: bind to ADDR (its family; fe80::1%%IF for a\n"
+"                     link-local one) instead of every address\n"
 "  --proto mrc|tcp    transport (default mrc)\n"
 "  -1                 server: exit after one client run; status 0 only if\n"
 "                     every message verified\n"
@@ -141,6 +144,7 @@ int main(int argc, char **argv)
 		{ "sndbuf",		required_argument, NULL, OPT_SNDBUF },
 		{ "udp-sport",		required_argument, NULL, OPT_UDP_SPORT },
 		{ "timeout",		required_argument, NULL, OPT_TIMEOUT },
+		{ "bind",		required_argument, NULL, OPT_BIND },
 		/* testing: corrupt every Nth message of each socket */
 		{ "corrupt-every",	required_argument, NULL,
 						OPT_CORRUPT_EVERY },
@@ -267,6 +271,11 @@ int main(int argc, char **argv)
 				return usage_error("bad UDP source port \"%s\"",
 						   optarg);
 			o.udp_sport = v;
+			break;
+		case OPT_BIND:
+			if (!server)
+				return usage_error("--bind is a server option");
+			o.bind_addr = optarg;
 			break;
 		case OPT_TIMEOUT:
 			if (server)

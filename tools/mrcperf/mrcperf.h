@@ -133,6 +133,7 @@ struct opts {
 	enum mrcperf_proto proto;
 	int family;			/* server: AF_INET or AF_INET6 */
 	const char *addr;		/* client */
+	const char *bind_addr;		/* server: NULL for every address */
 	unsigned int port;
 	uint64_t size;
 	uint64_t count;

@@ -9,6 +9,7 @@
  * DATA message is checked as it streams in, without being buffered whole.
  */
 #include <errno.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -541,6 +542,29 @@ static void dg_receive(struct server *s)
 	}
 }
 
+/* --bind ADDR with the server's port into @ss: its family wins over -4. */
+static socklen_t bind_addr(const struct opts *o, struct sockaddr_storage *ss)
+{
+	struct addrinfo hints, *res;
+	socklen_t sl;
+	char port[16];
+	int err;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_DGRAM;
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
+	snprintf(port, sizeof(port), "%u", o->port);
+	err = getaddrinfo(o->bind_addr, port, &hints, &res);
+	if (err)
+		die("--bind %s: %s", o->bind_addr, gai_strerror(err));
+	memset(ss, 0, sizeof(*ss));
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	sl = res->ai_addrlen;
+	freeaddrinfo(res);
+	return sl;
+}
+
 static int open_listener(const struct server *s)
 {
 	const struct opts *o = s->o;
@@ -564,16 +588,19 @@ static int open_listener(const struct server *s)
 		s4->sin_port = htons(o->port);
 		sl = sizeof(*s4);
 	}
-	fd = open_socket(o->proto, o->family);
+	if (o->bind_addr)
+		sl = bind_addr(o, &ss);
+	fd = open_socket(o->proto, ss.ss_family);
 	if (o->proto == PROTO_TCP) {
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (o->family == AF_INET6)
+		if (ss.ss_family == AF_INET6)
 			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one,
 				   sizeof(one));
 	}
 	set_bufs(fd, o);
 	if (bind(fd, (struct sockaddr *)&ss, sl) < 0)
-		die("bind port %u: %s", o->port, strerror(errno));
+		die("bind %s port %u: %s", o->bind_addr ?: "any", o->port,
+		    strerror(errno));
 	if (o->proto == PROTO_TCP && listen(fd, 128) < 0)
 		die("listen: %s", strerror(errno));
 	set_nonblock(fd);
@@ -867,10 +894,11 @@ int run_server(const struct opts *o)
 	s.cap = o->proto == PROTO_TCP ? TCP_CHUNK : 64 * 1024;
 	s.buf = xmalloc(s.cap);
 	if (!o->json)
-		printf("mrcperf server: %s port %u, %s%s\n",
+		printf("mrcperf server: %s port %u, %s%s%s%s\n",
 		       proto_name(o->proto), o->port,
 		       o->family == AF_INET6 ? "IPv6" : "IPv4",
-		       o->once ? ", one run" : "");
+		       o->bind_addr ? ", bound to " : "",
+		       o->bind_addr ?: "", o->once ? ", one run" : "");
 	if (o->proto != PROTO_TCP) {
 		s.fd = fd;
 		dg_serve(&s);
