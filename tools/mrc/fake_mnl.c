@@ -391,6 +391,7 @@ struct fake_qp {
 	uint16_t family;
 	uint16_t local_port;
 	const char *addr;
+	const char *laddr;	/* NULL: none, as from an older kernel */
 	uint16_t remote_port;
 	uint16_t udp_sport;
 	uint32_t state;
@@ -404,7 +405,8 @@ struct fake_qp {
 static const struct fake_qp fake_qps[] = {
 	{
 		.qpn = 1, .family = AF_INET, .local_port = 5000,
-		.addr = "192.0.2.1", .remote_port = 6000, .udp_sport = 300,
+		.addr = "192.0.2.1", .laddr = "192.0.2.9",
+		.remote_port = 6000, .udp_sport = 300,
 		.state = MRC_QP_STATE_OPEN,
 		/* snd_nxt .. rx_pending */
 		.nums = { 1000, 990, 500, 300000, 40960, 12, 6, 2, 1 },
@@ -452,6 +454,11 @@ static void fill_qp_nest(struct nlmsghdr *nlh, const struct fake_qp *q)
 			     q->family == AF_INET ? 4 : 16, addr);
 	}
 	mnl_attr_put_u16(nlh, MRC_QP_A_REMOTE_PORT, q->remote_port);
+	if (q->laddr) {
+		inet_pton(q->family, q->laddr, addr);
+		mnl_attr_put(nlh, MRC_QP_A_LOCAL_ADDR,
+			     q->family == AF_INET ? 4 : 16, addr);
+	}
 	mnl_attr_put_u16(nlh, MRC_QP_A_UDP_SPORT, q->udp_sport);
 	mnl_attr_put_u32(nlh, MRC_QP_A_STATE, q->state);
 	for (a = MRC_QP_A_SND_NXT; a <= MRC_QP_A_RX_PENDING; a++)

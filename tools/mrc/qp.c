@@ -181,11 +181,15 @@ static void mrc_qp_text_first_line(struct mrc_line *l,
 
 	if (qp->has[MRC_QP_A_QPN])
 		mrc_line_put(l, "qpn %u", qp->val[MRC_QP_A_QPN]);
-	if (qp->has[MRC_QP_A_LOCAL_PORT])
-		mrc_line_put(l, "local-port %u", qp->val[MRC_QP_A_LOCAL_PORT]);
+	/* The local end as the remote one, with its address if known. */
 	mrc_qp_laddr(qp, addr, sizeof(addr));
-	if (addr[0])
-		mrc_line_put(l, "local %s", addr);
+	if (addr[0] && qp->has[MRC_QP_A_LOCAL_PORT])
+		mrc_line_put(l, mrc_qp_family(qp) == AF_INET6 &&
+			     strcmp(addr, "any") ?
+			     "local [%s]:%u" : "local %s:%u", addr,
+			     qp->val[MRC_QP_A_LOCAL_PORT]);
+	else if (qp->has[MRC_QP_A_LOCAL_PORT])
+		mrc_line_put(l, "local-port %u", qp->val[MRC_QP_A_LOCAL_PORT]);
 	mrc_qp_addr(qp, addr, sizeof(addr));
 	if (addr[0] && qp->has[MRC_QP_A_REMOTE_PORT])
 		mrc_line_put(l, mrc_qp_family(qp) == AF_INET6 ?
@@ -211,8 +215,7 @@ static void mrc_qp_text_first_line(struct mrc_line *l,
 /*
  * One queue pair in plain output:
  *
- *   qpn 1 local-port 5000 local 192.0.2.9 remote 192.0.2.1:6000
- *       udp-sport 300 state open
+ *   qpn 1 local 192.0.2.9:5000 remote 192.0.2.1:6000 udp-sport 300 state open
  *       snd-nxt 1000 snd-una 990 rcv-nxt 500 cwnd 300000 inflight 40960
  *       srtt 12us base-rtt 6us tx-queued 2 rx-pending 1
  *       tx_packets 1000 tx_bytes 4096000 ...

@@ -273,7 +273,7 @@ expect 1 err 'unknown option' "unknown option"
 rm -f "$tmp/dump"
 run ok qp show
 expect_out 0 "qp show" <<'END'
-qpn 1 local-port 5000 remote 192.0.2.1:6000 udp-sport 300 state open
+qpn 1 local 192.0.2.9:5000 remote 192.0.2.1:6000 udp-sport 300 state open
     snd-nxt 1000 snd-una 990 rcv-nxt 500 cwnd 300000 inflight 40960
     srtt 12us base-rtt 6us tx-queued 2 rx-pending 1
     tx_packets 1000 tx_bytes 4096000 tx_data_packets 990 ack_rx 10
@@ -304,7 +304,7 @@ run ok --stats qp list
 lines out 34 "qp --stats"
 
 run ok -j qp show
-expect 0 out '[{"qpn":1,"family":"inet","local_port":5000,"remote_addr":"192.0.2.1","remote_port":6000,"udp_sport":300,"state":"open","snd_nxt":1000,"snd_una":990,"rcv_nxt":500,"cwnd":300000,"inflight":40960,"srtt_us":12,"base_rtt_us":6,"tx_queued":2,"rx_pending":1,"stats":{"rx_packets":0,' \
+expect 0 out '[{"qpn":1,"family":"inet","local_port":5000,"local_addr":"192.0.2.9","remote_addr":"192.0.2.1","remote_port":6000,"udp_sport":300,"state":"open","snd_nxt":1000,"snd_una":990,"rcv_nxt":500,"cwnd":300000,"inflight":40960,"srtt_us":12,"base_rtt_us":6,"tx_queued":2,"rx_pending":1,"stats":{"rx_packets":0,' \
 	"qp -j"
 expect 0 out '"calc_mean_reorder_depth":3,' "qp -j"
 expect 0 out '"peer_closed":0,"monitor_events":0,"monitor_drops":0,"probe_skip_queue_stopped":0,"ack_delayed_tx":0,"icmp_too_big":0,"icmp_unreach":0,"icmp_ignored":0,"total_rtx_mtu":0,"rx_msgs_evicted":0,"udp_sockets_open":0,"rx_drop_filter":0,"rx_trimmed":0,"ecn_skip_tx":0}},{"qpn":2,"family":"inet6","local_port":5001,"remote_addr":"2001:db8::2","remote_port":7000,"udp_sport":301,"state":"failed","snd_nxt":16777215,' \
@@ -312,7 +312,7 @@ expect 0 out '"peer_closed":0,"monitor_events":0,"monitor_drops":0,"probe_skip_q
 expect 0 out '"qp_failed":1,"tx_errors":0,"total_probe_pkts_tx":0,' "qp -j"
 expect 0 out '"peer_opened":0,"peer_closed":0,"monitor_events":0,"monitor_drops":0,"probe_skip_queue_stopped":0,"ack_delayed_tx":0,"icmp_too_big":0,"icmp_unreach":0,"icmp_ignored":0,"total_rtx_mtu":0,"rx_msgs_evicted":0,"udp_sockets_open":0,"rx_drop_filter":0,"rx_trimmed":0,"ecn_skip_tx":0}}]' "qp -j"
 lines out 1 "qp -j"
-expect_json "qp -j" 'len(j) == 2 and len(j[0]) == 17 and len(j[1]["stats"]) == 56 and j[1]["stats"]["total_timeouts"] == 7 and j[0]["stats"]["ack_rx"] == 10'
+expect_json "qp -j" 'len(j) == 2 and len(j[0]) == 18 and j[0]["local_addr"] == "192.0.2.9" and "local_addr" not in j[1] and len(j[1]["stats"]) == 56 and j[1]["stats"]["total_timeouts"] == 7 and j[0]["stats"]["ack_rx"] == 10'
 
 run ok -j -p qp
 [ "$(head -n 3 "$tmp/out")" = '[
@@ -349,13 +349,13 @@ run ok qp show qpn 1 remote 2001:db8::2
 expect 2 err "mrc: Error: no queue pair with this number (No such file or directory)" \
 	"qp show qpn 1 remote of another"
 run ok qp show qpn 1 remote 192.0.2.1
-expect 0 out "qpn 1 local-port 5000 remote 192.0.2.1:6000" "qp show qpn 1 remote its own"
+expect 0 out "qpn 1 local 192.0.2.9:5000 remote 192.0.2.1:6000" "qp show qpn 1 remote its own"
 lines out 5 "qp show qpn 1 remote its own"
 
 # remote: a dump the kernel filters, MRC_A_QP { REMOTE_ADDR }.
 rm -f "$tmp/dump"
 run ok qp show remote 192.0.2.1
-expect 0 out "qpn 1 local-port 5000 remote 192.0.2.1:6000" "qp show remote v4"
+expect 0 out "qpn 1 local 192.0.2.9:5000 remote 192.0.2.1:6000" "qp show remote v4"
 lines out 5 "qp show remote v4"
 grep -qx "cmd 4 flags 0x301 19={ 5=\[4\] }" "$tmp/dump" ||
 	bad "qp show remote: sent $(cat "$tmp/dump")"
