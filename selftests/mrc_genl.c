@@ -1172,6 +1172,7 @@ static int qp_attr_len(int type, int family)
 	case MRC_QP_A_UDP_SPORT:
 		return 2;
 	case MRC_QP_A_REMOTE_ADDR:
+	case MRC_QP_A_LOCAL_ADDR:
 		return family == AF_INET ? 4 : 16;
 	case MRC_QP_A_STATS:
 		return -1;
@@ -1297,12 +1298,20 @@ static void qp_dump_one(struct __test_metadata *_metadata,
 	EXPECT_EQ(family, attr_u16(qtb[MRC_QP_A_FAMILY]));
 	EXPECT_EQ(lport, attr_u16(qtb[MRC_QP_A_LOCAL_PORT]));
 	EXPECT_EQ(QP_PEER_PORT, attr_u16(qtb[MRC_QP_A_REMOTE_PORT]));
+	/* The local address: the source the route to the peer gives, the
+	 * hole's device's address or ::1 (the socket is bound to none).
+	 */
 	if (family == AF_INET) {
 		EXPECT_EQ(sin_hole.s_addr,
 			  attr_u32(qtb[MRC_QP_A_REMOTE_ADDR]));
+		EXPECT_EQ(htonl(0xc00002fe),
+			  attr_u32(qtb[MRC_QP_A_LOCAL_ADDR]));
 	} else {
 		EXPECT_EQ(0, memcmp(&lo6, (const char *)
 				    qtb[MRC_QP_A_REMOTE_ADDR] + NLA_HDRLEN,
+				    sizeof(lo6)));
+		EXPECT_EQ(0, memcmp(&lo6, (const char *)
+				    qtb[MRC_QP_A_LOCAL_ADDR] + NLA_HDRLEN,
 				    sizeof(lo6)));
 	}
 	/* The QP's own port, for spraying none: from the namespace's
