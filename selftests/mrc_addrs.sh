@@ -103,7 +103,9 @@ capture_start() {
 capture_stop() {
 	mrc_sleep 0.5
 	kill -INT "$TPID"
-	mrc_wait_pid "$TPID" 20 || mrc_die "tshark did not stop"
+	mrc_wait_pid "$TPID" 20 && return 0
+	kill -TERM "$TPID"
+	mrc_wait_pid "$TPID" 10 || mrc_die "tshark did not stop"
 }
 
 # capture_srcs CLIENT_ADDR: "SOURCE COUNT" of the packets sent to
