@@ -1299,7 +1299,7 @@ static void qp_dump_one(struct __test_metadata *_metadata,
 	EXPECT_EQ(lport, attr_u16(qtb[MRC_QP_A_LOCAL_PORT]));
 	EXPECT_EQ(QP_PEER_PORT, attr_u16(qtb[MRC_QP_A_REMOTE_PORT]));
 	/* The local address: the source the route to the peer gives, the
-	 * hole's device's address or ::1 (the socket is bound to none).
+	 * hole device's own (the socket is bound to none).
 	 */
 	if (family == AF_INET) {
 		EXPECT_EQ(sin_hole.s_addr,
@@ -1307,12 +1307,15 @@ static void qp_dump_one(struct __test_metadata *_metadata,
 		EXPECT_EQ(htonl(0xc00002fe),
 			  attr_u32(qtb[MRC_QP_A_LOCAL_ADDR]));
 	} else {
+		struct in6_addr hole_dev;
+
+		ASSERT_EQ(1, inet_pton(AF_INET6, "2001:db8::fe", &hole_dev));
 		EXPECT_EQ(0, memcmp(&lo6, (const char *)
 				    qtb[MRC_QP_A_REMOTE_ADDR] + NLA_HDRLEN,
 				    sizeof(lo6)));
-		EXPECT_EQ(0, memcmp(&lo6, (const char *)
+		EXPECT_EQ(0, memcmp(&hole_dev, (const char *)
 				    qtb[MRC_QP_A_LOCAL_ADDR] + NLA_HDRLEN,
-				    sizeof(lo6)));
+				    sizeof(hole_dev)));
 	}
 	/* The QP's own port, for spraying none: from the namespace's
 	 * ephemeral range, not the entropy range.
