@@ -19,7 +19,8 @@
 # it, a length over max-msg-size (rx_drop_malformed); a PSN far beyond
 # the window (rx_drop_out_of_window); the last PSN of the 256-PSN window
 # (held) and the first beyond it (rx_drop_out_of_window).  Each moves its
-# counter by exactly the number sent and no other.
+# counter by exactly the number sent and no other.  And the drops freed in
+# mrc's code carry their reason to the skb:kfree_skb tracepoint.
 #
 # Both namespaces listen (config set listen 1): port 4791 is open with no
 # mrc socket, as the packets to no socket need.
@@ -179,6 +180,45 @@ expect "200 x probe to 127.0.0.1" 200 28 rx_drop_no_qp
 expect "200 x write-only-1k to ::1, each refused" 200 1056 refused
 "$MRC_INJECT" -c 100 ::1 sack-short >/dev/null || mrc_die "mrc_inject burst"
 expect "100 x sack-short to ::1" 100 20 rx_drop_short
+
+# Drops are freed with a reason (kfree_skb_reason()), which the
+# skb:kfree_skb tracepoint reports to drop monitors (dropwatch, perf):
+# those freed in mrc's code, by reason.
+check_drop_reasons() {
+	local tr=/sys/kernel/tracing ev
+
+	if [ ! -e "$tr/events" ]; then
+		mount -t tracefs nodev "$tr" 2>/dev/null ||
+			mount -t tracefs nodev /sys/kernel/debug/tracing 2>/dev/null
+		[ -e "$tr/events" ] || tr=/sys/kernel/debug/tracing
+	fi
+	ev=$tr/events/skb/kfree_skb/enable
+	if [ ! -e "$ev" ]; then
+		mrc_fail "drop reasons: no $ev"
+		return
+	fi
+	echo >"$tr/trace"
+	echo 1 >"$ev"
+	"$MRC_INJECT" -c 100 127.0.0.1 sack-short >/dev/null
+	"$MRC_INJECT" -c 50 ::1 bad-opcode-ff >/dev/null
+	"$MRC_INJECT" -c 20 127.0.0.1 write-only-1k >/dev/null
+	echo 0 >"$ev"
+	reasons() {
+		grep -cE "location=mrc_[^ ]* .*reason: $1\$" "$tr/trace"
+	}
+	chk_eq "drop reason PKT_TOO_SMALL: 100 x sack-short" \
+		"$(reasons PKT_TOO_SMALL)" 100
+	chk_eq "drop reason UNHANDLED_PROTO: 50 x bad-opcode-ff" \
+		"$(reasons UNHANDLED_PROTO)" 50
+	chk_eq "drop reason NO_SOCKET: 20 x write-only-1k refused, their 20 NACKs" \
+		"$(reasons NO_SOCKET)" 40
+	echo >"$tr/trace"
+	expect_deltas "drop reasons: their counters" rx_packets=190 \
+		rx_bytes=$((100 * 20 + 50 * 64 + 20 * (1056 + 32))) \
+		rx_drop_short=100 rx_drop_bad_opcode=50 rx_drop_no_qp=40 \
+		nack_tx=20
+}
+check_drop_reasons
 
 mrc_log "# not for mrc"
 "$MRC_INJECT" -p 4792 127.0.0.1 probe >/dev/null

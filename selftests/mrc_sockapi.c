@@ -5,8 +5,11 @@
  * bind and ports, whole messages and their sender, MSG_TRUNC, EMSGSIZE,
  * EDESTADDRREQ, connect, non-blocking calls and timeouts, poll and epoll,
  * ordering, close (background delivery, SO_LINGER abort), MSG_PEEK,
- * failure of an unreachable peer (ETIMEDOUT once, EPOLLERR), and the
- * bytes of a data packet on the wire.
+ * failure of an unreachable peer (EPOLLERR, its error on the error queue
+ * with its address; SO_ERROR when connected to it), a peer that stops
+ * reading holding no more than its share of SO_SNDBUF and failing at its
+ * persist deadline while another peer's messages flow, and the bytes of
+ * a data packet on the wire.
  *
  * Every test runs in a network namespace of its own (the harness forks
  * each test; the fixture unshares the netns and brings lo up), so it
@@ -50,6 +53,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <linux/errqueue.h>
 #include <linux/genetlink.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
@@ -781,6 +785,98 @@ static void stats(struct __test_metadata *_metadata, FIXTURE_DATA(sk) *self,
 
 	ASSERT_EQ(0, ret) {
 		TH_LOG("STATS_GET: %s", strerror(-ret));
+	}
+}
+
+/* What recvmsg(MSG_ERRQUEUE) gave. */
+struct errq {
+	ssize_t ret;
+	int err;		/* errno when ret < 0 */
+	int msg_flags;
+	int nrecverr;		/* IP_RECVERR / IPV6_RECVERR messages */
+	struct sock_extended_err ee;
+	struct sockaddr_storage from;		/* msg_name */
+	struct sockaddr_storage offender;	/* SO_EE_OFFENDER() */
+};
+
+static void errq_read(int fd, struct errq *q)
+{
+	char ctl[256] __attribute__((aligned(8)));
+	char data[64];
+	struct iovec iov = { data, sizeof(data) };
+	struct cmsghdr *cm;
+	struct msghdr m;
+
+	memset(q, 0, sizeof(*q));
+	memset(&m, 0, sizeof(m));
+	m.msg_name = &q->from;
+	m.msg_namelen = sizeof(q->from);
+	m.msg_iov = &iov;
+	m.msg_iovlen = 1;
+	m.msg_control = ctl;
+	m.msg_controllen = sizeof(ctl);
+	q->ret = recvmsg(fd, &m, MSG_ERRQUEUE | MSG_DONTWAIT);
+	q->err = q->ret < 0 ? errno : 0;
+	if (q->ret < 0)
+		return;
+	q->msg_flags = m.msg_flags;
+	for (cm = CMSG_FIRSTHDR(&m); cm; cm = CMSG_NXTHDR(&m, cm)) {
+		size_t n = cm->cmsg_len - CMSG_LEN(sizeof(q->ee));
+
+		if (!((cm->cmsg_level == SOL_IP && cm->cmsg_type == IP_RECVERR) ||
+		      (cm->cmsg_level == SOL_IPV6 &&
+		       cm->cmsg_type == IPV6_RECVERR)) ||
+		    cm->cmsg_len < CMSG_LEN(sizeof(q->ee)))
+			continue;
+		q->nrecverr++;
+		memcpy(&q->ee, CMSG_DATA(cm), sizeof(q->ee));
+		memcpy(&q->offender, CMSG_DATA(cm) + sizeof(q->ee),
+		       n < sizeof(q->offender) ? n : sizeof(q->offender));
+	}
+}
+
+/*
+ * Take one error off @fd's error queue: a queue pair's failure, reported
+ * for its peer @addr, @port.  Return: its errno (0 if there was none).
+ */
+static int errq_expect(struct __test_metadata *_metadata,
+		       const FIXTURE_VARIANT(sk) *variant, int fd,
+		       const char *addr, unsigned int port)
+{
+	char a[INET6_ADDRSTRLEN];
+	struct errq q;
+
+	errq_read(fd, &q);
+	EXPECT_EQ(0, q.ret) {
+		TH_LOG("recvmsg(MSG_ERRQUEUE): %zd (%s), want 0",
+		       q.ret, q.ret < 0 ? strerror(q.err) : "data");
+		return 0;
+	}
+	EXPECT_EQ(MSG_ERRQUEUE, q.msg_flags & MSG_ERRQUEUE);
+	EXPECT_EQ(1, q.nrecverr);
+	EXPECT_EQ(SO_EE_ORIGIN_LOCAL, q.ee.ee_origin);
+	EXPECT_EQ(variant->family, q.from.ss_family);
+	EXPECT_STREQ(addr, addr_str(&q.from, a, sizeof(a)));
+	EXPECT_EQ(port, addr_port(&q.from));
+	EXPECT_EQ(variant->family, q.offender.ss_family);
+	EXPECT_STREQ(addr, addr_str(&q.offender, a, sizeof(a)));
+	EXPECT_EQ(port, addr_port(&q.offender));
+	TH_LOG("error queue: %s from %s port %u, %u message(s) dropped",
+	       strerror((int)q.ee.ee_errno), addr_str(&q.from, a, sizeof(a)),
+	       addr_port(&q.from), q.ee.ee_data);
+	return (int)q.ee.ee_errno;
+}
+
+/* The error queue is empty. */
+static void errq_none(struct __test_metadata *_metadata, int fd)
+{
+	struct errq q;
+
+	errq_read(fd, &q);
+	EXPECT_EQ(-1, q.ret);
+	EXPECT_EQ(EAGAIN, q.err) {
+		TH_LOG("recvmsg(MSG_ERRQUEUE): %s, want EAGAIN (no error)",
+		       q.ret < 0 ? strerror(q.err) : "an error");
 	}
 }
 
@@ -1629,21 +1725,28 @@ TEST_F(sk, close_keeps_sending)
 /* ---- an unreachable peer ------------------------------------------------ */
 
 /*
- * Send into the black hole, with retry-limit 2 and a 1 ms RTO: the
- * queue pair must fail, within @bound_ms, and report it by
- * EPOLLERR.  Return: the socket.
+ * Send into the black hole, with retry-limit 2 and a 1 ms RTO, from a
+ * socket connect()ed there if @conn: the queue pair must fail, within
+ * @bound_ms, and report it by EPOLLERR.  Return: the socket.
  */
 static int blackhole(struct __test_metadata *_metadata, FIXTURE_DATA(sk) *self,
-		     const FIXTURE_VARIANT(sk) *variant, long bound_ms)
+		     const FIXTURE_VARIANT(sk) *variant, long bound_ms,
+		     bool conn)
 {
+	struct sockaddr_storage ss;
 	struct pollfd pfd;
 	struct stats s;
+	socklen_t alen;
 	long long t0;
 	int tx, n;
 
 	cfg(_metadata, self, MRC_A_RTO_US, 1000);
 	cfg(_metadata, self, MRC_A_RETRY_LIMIT, 2);
 	tx = mk_bound(_metadata, self, variant, 0, NULL);
+	if (conn) {
+		addr_set(&ss, &alen, variant->family, variant->hole, 47000);
+		ASSERT_EQ(0, connect(tx, (struct sockaddr *)&ss, alen));
+	}
 	t0 = now_ms();
 	send_msg_at(_metadata, variant, tx, 1000, 99, variant->hole, 47000);
 	pfd.fd = tx;
@@ -1666,35 +1769,43 @@ static int blackhole(struct __test_metadata *_metadata, FIXTURE_DATA(sk) *self,
 	return tx;
 }
 
-/* The failure comes back once, from recv(), as ETIMEDOUT. */
-TEST_F(sk, blackhole_recv)
+/* The failure concerns the hole alone: recv() does not return it, the
+ * error queue does, once, with the hole's address and port, and then
+ * POLLERR is gone.
+ */
+TEST_F(sk, blackhole_errqueue)
 {
+	struct pollfd pfd;
 	char buf[16];
 	struct rcvd r;
 	int tx;
 
-	tx = blackhole(_metadata, self, variant, 10000);
-	recv_into(tx, buf, sizeof(buf), MSG_DONTWAIT, &r);
-	EXPECT_EQ(-1, r.ret);
-	EXPECT_EQ(ETIMEDOUT, r.err) {
-		TH_LOG("recv after the failure: %s, want ETIMEDOUT",
-		       strerror(r.err));
-	}
+	tx = blackhole(_metadata, self, variant, 10000, false);
 	recv_into(tx, buf, sizeof(buf), MSG_DONTWAIT, &r);
 	EXPECT_EQ(-1, r.ret);
 	EXPECT_EQ(EAGAIN, r.err) {
-		TH_LOG("second recv: %s, want EAGAIN (the error once)",
+		TH_LOG("recv after the failure: %s, want EAGAIN",
 		       strerror(r.err));
+	}
+	EXPECT_EQ(ETIMEDOUT, errq_expect(_metadata, variant, tx,
+					 variant->hole, 47000));
+	errq_none(_metadata, tx);
+	pfd.fd = tx;
+	pfd.events = POLLIN;
+	EXPECT_EQ(0, poll(&pfd, 1, 0)) {
+		TH_LOG("revents 0x%x with the error queue empty", pfd.revents);
 	}
 }
 
-/* ... or from SO_ERROR, which clears it. */
+/* Connected to the hole: the error is the socket's too, from SO_ERROR
+ * (once), as a connected UDP socket's.
+ */
 TEST_F(sk, blackhole_so_error)
 {
 	socklen_t len = sizeof(int);
 	int tx, err = 0;
 
-	tx = blackhole(_metadata, self, variant, 10000);
+	tx = blackhole(_metadata, self, variant, 10000, true);
 	ASSERT_EQ(0, getsockopt(tx, SOL_SOCKET, SO_ERROR, &err, &len));
 	EXPECT_EQ(ETIMEDOUT, err) {
 		TH_LOG("SO_ERROR: %d (%s)", err, strerror(err));
@@ -1702,33 +1813,156 @@ TEST_F(sk, blackhole_so_error)
 	err = -1;
 	ASSERT_EQ(0, getsockopt(tx, SOL_SOCKET, SO_ERROR, &err, &len));
 	EXPECT_EQ(0, err);
+	EXPECT_EQ(ETIMEDOUT, errq_expect(_metadata, variant, tx,
+					 variant->hole, 47000));
 }
 
-/* ... or from the next send(); the one after works. */
+/* ... and never the failure of a send to another, healthy, peer, which
+ * works at once; the hole's error waits on the error queue.
+ */
 TEST_F(sk, blackhole_send)
 {
-	unsigned int dport;
+	unsigned int dport, sport;
+	socklen_t len = sizeof(int);
 	char buf[32];
 	ssize_t n;
-	int tx, rx;
+	int tx, rx, err = -1;
 
-	tx = blackhole(_metadata, self, variant, 10000);
+	tx = blackhole(_metadata, self, variant, 10000, false);
+	sport = (unsigned int)sock_port(tx);
 	rx = mk_bound(_metadata, self, variant, 0, &dport);
 	rcvtimeo(_metadata, rx, 10000);
-	fill(buf, sizeof(buf), 98);
-	n = send_to(variant, tx, buf, sizeof(buf), MSG_DONTWAIT, dport);
-	EXPECT_EQ(-1, n);
-	EXPECT_EQ(ETIMEDOUT, errno) {
-		TH_LOG("send after the failure: %s, want ETIMEDOUT",
-		       n < 0 ? strerror(errno) : "sent");
-	}
 	/* The retry limit is 2 with a 1 ms RTO: slow loopback under
 	 * emulation could fail even a live peer; not this test's point.
 	 */
 	cfg(_metadata, self, MRC_A_RTO_US, 4000);
 	cfg(_metadata, self, MRC_A_RETRY_LIMIT, 7);
-	send_msg(_metadata, variant, tx, sizeof(buf), 98, dport);
-	expect_msg(_metadata, variant, rx, sizeof(buf), 98, 0);
+	fill(buf, sizeof(buf), 98);
+	n = send_to(variant, tx, buf, sizeof(buf), MSG_DONTWAIT, dport);
+	EXPECT_EQ((ssize_t)sizeof(buf), n) {
+		TH_LOG("send to a healthy peer after the hole failed: %s",
+		       n < 0 ? strerror(errno) : "short");
+	}
+	expect_msg(_metadata, variant, rx, sizeof(buf), 98, sport);
+	ASSERT_EQ(0, getsockopt(tx, SOL_SOCKET, SO_ERROR, &err, &len));
+	EXPECT_EQ(0, err);
+	EXPECT_EQ(ETIMEDOUT, errq_expect(_metadata, variant, tx,
+					 variant->hole, 47000));
+}
+
+/*
+ * One peer that stops reading cannot stall the others.  B never reads
+ * (a small receive buffer: it soon answers "no buffer"); the sending
+ * socket fills what it may to B, then moves 64 messages to A, whose
+ * reader keeps up, while B is stuck: B's queue pair held at most its
+ * share, 3/4 of SO_SNDBUF, and A's messages all arrive before B's
+ * persist deadline.  Then a blocking send to B waits for room until
+ * that deadline ((retry-limit + 1) x 1 s, 5 s here) fails B's queue
+ * pair and returns ETIMEDOUT, which the error queue also reports with
+ * B's address, once; a send to A still works, and nothing else about
+ * the socket changed (SO_ERROR 0, recv EAGAIN).
+ */
+TEST_F_TIMEOUT(sk, stuck_peer, 60)
+{
+	const long persist_ms = 5000;
+	const size_t len = 16 * 1024;
+	unsigned int aport, bport, sport, nb, held, i, j, k;
+	unsigned long long acked;
+	struct timeval tv = { 20, 0 };
+	socklen_t sl = sizeof(int);
+	long long t0, ta, tf;
+	int tx, a, b, sndbuf = 0, err = -1;
+	static char buf[16 * 1024];
+	struct stats s;
+	struct rcvd r;
+	ssize_t n;
+
+	cfg(_metadata, self, MRC_A_RETRY_LIMIT, 4);
+	b = mk_bound(_metadata, self, variant, 0, &bport);
+	a = mk_bound(_metadata, self, variant, 0, &aport);
+	tx = mk_bound(_metadata, self, variant, 0, &sport);
+	ASSERT_EQ(0, set_int(b, SOL_SOCKET, SO_RCVBUFFORCE, 32 * 1024));
+	ASSERT_EQ(0, set_int(tx, SOL_SOCKET, SO_SNDBUFFORCE, 256 * 1024));
+	ASSERT_EQ(0, getsockopt(tx, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sl));
+	rcvtimeo(_metadata, a, 10000);
+
+	t0 = now_ms();
+	fill(buf, len, 7);
+	/* Fill B's share, until no more of it is acknowledged meanwhile
+	 * (B takes a few messages before its buffer is full).
+	 */
+	nb = 0;
+	acked = ~0ULL;
+	for (k = 0; k < 20; k++) {
+		while (nb < 1000 &&
+		       send_to(variant, tx, buf, len, MSG_DONTWAIT, bport) ==
+		       (ssize_t)len)
+			nb++;
+		EXPECT_EQ(EAGAIN, errno);
+		sleep_ms(200);
+		stats(_metadata, self, &s);
+		if (s.v[MRC_STAT_TX_MSGS] == acked)
+			break;
+		acked = s.v[MRC_STAT_TX_MSGS];
+	}
+	held = nb - (unsigned int)acked;
+	/* Its share, 3/4 of the buffer, and no less than that less a
+	 * message or two (each also costs its bookkeeping).
+	 */
+	EXPECT_LE(held * len, (size_t)sndbuf * 3 / 4) {
+		TH_LOG("%u x %zu bytes held for B with SO_SNDBUF %d", held,
+		       len, sndbuf);
+	}
+	EXPECT_LE((size_t)sndbuf * 3 / 4, (held + 2) * len) {
+		TH_LOG("only %u x %zu bytes held for B with SO_SNDBUF %d",
+		       held, len, sndbuf);
+	}
+	TH_LOG("B took %u x %zu bytes, acknowledged %llu, of SO_SNDBUF %d",
+	       nb, len, (unsigned long long)acked, sndbuf);
+
+	ta = now_ms();
+	for (i = 0; i < 64; i += 8) {
+		for (j = i; j < i + 8; j++)
+			send_msg(_metadata, variant, tx, len, 200 + j, aport);
+		for (j = i; j < i + 8; j++)
+			expect_msg(_metadata, variant, a, len, 200 + j, sport);
+	}
+	ta = now_ms() - ta;
+	TH_LOG("64 x %zu bytes to A in %lld ms while B is stuck, %lld ms after B's first",
+	       len, ta, now_ms() - t0);
+	/* All of A's arrived before B's deadline: B is still there. */
+	stats(_metadata, self, &s);
+	EXPECT_EQ(0ULL, s.v[MRC_STAT_QP_FAILED]) {
+		TH_LOG("a queue pair failed before B's persist deadline");
+	}
+	EXPECT_LE(1ULL, s.v[MRC_STAT_NACK_RX]);
+	errq_none(_metadata, tx);
+
+	/* B's own sender waits for room, and gets B's failure. */
+	ASSERT_EQ(0, setsockopt(tx, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)));
+	n = send_to(variant, tx, buf, len, 0, bport);
+	tf = now_ms() - t0;
+	EXPECT_EQ(-1, n);
+	EXPECT_EQ(ETIMEDOUT, errno) {
+		TH_LOG("blocking send to B: %s, want ETIMEDOUT",
+		       n < 0 ? strerror(errno) : "sent");
+	}
+	TH_LOG("B failed after %lld ms (persist deadline %ld ms)", tf,
+	       persist_ms);
+	EXPECT_LE(persist_ms - 300, tf);
+	EXPECT_GE(persist_ms + 4000, tf);
+	EXPECT_EQ(ETIMEDOUT, errq_expect(_metadata, variant, tx, variant->lo,
+					 bport));
+	errq_none(_metadata, tx);
+
+	send_msg(_metadata, variant, tx, len, 300, aport);
+	expect_msg(_metadata, variant, a, len, 300, sport);
+	ASSERT_EQ(0, getsockopt(tx, SOL_SOCKET, SO_ERROR, &err, &sl));
+	EXPECT_EQ(0, err);
+	recv_into(tx, buf, sizeof(buf), MSG_DONTWAIT, &r);
+	EXPECT_EQ(EAGAIN, r.err);
+	stats(_metadata, self, &s);
+	EXPECT_EQ(1ULL, s.v[MRC_STAT_QP_FAILED]);
 }
 
 /* ---- a refusing peer ---------------------------------------------------- */
@@ -1739,12 +1973,12 @@ TEST_F(sk, blackhole_send)
  * no timeout counted, is the peer's refusal, not the retry limit.
  */
 static int refused_err(struct __test_metadata *_metadata,
-		       FIXTURE_DATA(sk) *self, int fd, long bound_ms)
+		       FIXTURE_DATA(sk) *self,
+		       const FIXTURE_VARIANT(sk) *variant, int fd,
+		       unsigned int port, long bound_ms)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct stats s;
-	struct rcvd r;
-	char buf[16];
 	long long t0 = now_ms();
 
 	EXPECT_EQ(1, poll(&pfd, 1, (int)bound_ms)) {
@@ -1762,9 +1996,7 @@ static int refused_err(struct __test_metadata *_metadata,
 	EXPECT_LE(1ULL, s.v[MRC_STAT_NACK_RX]);
 	EXPECT_LE(1ULL, s.v[MRC_STAT_RX_DROP_NO_QP]);
 	EXPECT_LE(1ULL, s.v[MRC_STAT_QP_FAILED]);
-	recv_into(fd, buf, sizeof(buf), MSG_DONTWAIT, &r);
-	EXPECT_EQ(-1, r.ret);
-	return r.ret < 0 ? r.err : 0;
+	return errq_expect(_metadata, variant, fd, variant->lo, port);
 }
 
 /* Data to a port nobody bound draws a NACK: ECONNREFUSED, no retries. */
@@ -1775,9 +2007,9 @@ TEST_F(sk, refused_unbound)
 	cfg(_metadata, self, MRC_A_RTO_US, 1000000);
 	tx = mk_bound(_metadata, self, variant, 0, NULL);
 	send_msg(_metadata, variant, tx, 5000, 33, 48000);
-	err = refused_err(_metadata, self, tx, 800);
+	err = refused_err(_metadata, self, variant, tx, 48000, 800);
 	EXPECT_EQ(ECONNREFUSED, err) {
-		TH_LOG("recv: %s, want ECONNREFUSED", strerror(err));
+		TH_LOG("error queue: %s, want ECONNREFUSED", strerror(err));
 	}
 }
 
@@ -1797,9 +2029,9 @@ TEST_F(sk, refused_after_close)
 	expect_msg(_metadata, variant, rx, 3000, 34, sport);
 	EXPECT_EQ(0, close_now(self, rx));
 	send_msg(_metadata, variant, tx, 3000, 35, dport);
-	err = refused_err(_metadata, self, tx, 800);
+	err = refused_err(_metadata, self, variant, tx, dport, 800);
 	EXPECT_EQ(ECONNREFUSED, err) {
-		TH_LOG("recv: %s, want ECONNREFUSED", strerror(err));
+		TH_LOG("error queue: %s, want ECONNREFUSED", strerror(err));
 	}
 }
 
@@ -1837,8 +2069,6 @@ TEST_F(sk, rebind_takes_over)
 	const unsigned int port = 49001;
 	struct pollfd pfd;
 	unsigned int sport;
-	struct rcvd r;
-	char buf[16];
 	int tx, rx;
 
 	cfg(_metadata, self, MRC_A_RTO_US, 1000000);
@@ -1858,11 +2088,8 @@ TEST_F(sk, rebind_takes_over)
 	EXPECT_EQ(1, poll(&pfd, 1, 800)) {
 		TH_LOG("no error within 800 ms of sending to the new socket");
 	}
-	recv_into(tx, buf, sizeof(buf), MSG_DONTWAIT, &r);
-	EXPECT_EQ(-1, r.ret);
-	EXPECT_EQ(ECONNREFUSED, r.err) {
-		TH_LOG("recv: %s, want ECONNREFUSED", strerror(r.err));
-	}
+	EXPECT_EQ(ECONNREFUSED, errq_expect(_metadata, variant, tx,
+					    variant->lo, port));
 	send_msg(_metadata, variant, tx, 2000, 43, port);
 	expect_msg(_metadata, variant, rx, 2000, 43, sport);
 }
@@ -2057,6 +2284,85 @@ TEST_F(sk, wire_data_packet)
 	EXPECT_EQ(300U, be(reth + 12, 4));	/* message length */
 	payload = pkt + hlen;
 	EXPECT_EQ(-1, mismatch(payload, 300, 111));
+}
+
+/*
+ * A closed socket's queue pair acknowledges again what it took, but
+ * duplicates do not keep it forever: the data packet of a delivered
+ * message, replayed to the closed socket every 100 ms from a plain UDP
+ * socket, is answered as a duplicate until (retry-limit + 1) x 1 s,
+ * 2 s here, after the socket closed with nothing left to send; then the
+ * QP is gone and the replays are refused.
+ */
+TEST_F_TIMEOUT(sk, closed_linger_bounded, 60)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_ll sll;
+	unsigned int sport, dport, usport = 0;
+	long long t0, tclosed = -1;
+	struct stats s0, s;
+	__u8 pkt[2048];
+	int rx, tx, pfd, udp, len;
+	socklen_t alen;
+
+	pfd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC, htons(ETH_P_ALL));
+	ASSERT_LE(0, pfd) {
+		TH_LOG("AF_PACKET socket: %s", strerror(errno));
+	}
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = if_nametoindex("lo");
+	ASSERT_EQ(0, bind(pfd, (struct sockaddr *)&sll, sizeof(sll)));
+
+	cfg(_metadata, self, MRC_A_RETRY_LIMIT, 1);
+	rx = mk_bound(_metadata, self, variant, 0, &dport);
+	tx = mk_bound(_metadata, self, variant, 0, &sport);
+	rcvtimeo(_metadata, rx, 10000);
+	send_msg(_metadata, variant, tx, 300, 120, dport);
+	len = sniff(pfd, variant->family, MRC_OP_WRITE_ONLY, pkt, sizeof(pkt),
+		    &usport, 5000);
+	close(pfd);
+	ASSERT_LT(0, len) {
+		TH_LOG("no WRITE_ONLY packet to UDP port 4791 seen on lo");
+	}
+	expect_msg(_metadata, variant, rx, 300, 120, sport);
+	wait_acked(_metadata, self, 1);
+
+	udp = socket(variant->family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, udp);
+	addr_set(&ss, &alen, variant->family, variant->lo, MRC_UDP_PORT);
+	EXPECT_EQ(0, close_now(self, tx));
+	EXPECT_EQ(0, close_now(self, rx));
+	stats(_metadata, self, &s0);
+	t0 = now_ms();
+	while (now_ms() - t0 < 5000) {
+		ASSERT_EQ(len, sendto(udp, pkt, len, 0, (struct sockaddr *)&ss,
+				      alen)) {
+			TH_LOG("replay: %s", strerror(errno));
+		}
+		sleep_ms(100);
+		stats(_metadata, self, &s);
+		if (tclosed < 0 &&
+		    s.v[MRC_STAT_QP_CLOSED] == s.v[MRC_STAT_QP_OPENED])
+			tclosed = now_ms() - t0;
+	}
+	close(udp);
+	TH_LOG("QPs closed %lld ms after close(), replayed all along",
+	       tclosed);
+	ASSERT_LE(0, tclosed) {
+		TH_LOG("%llu of %llu QPs still open after 5 s of duplicates",
+		       (unsigned long long)(s.v[MRC_STAT_QP_OPENED] -
+					    s.v[MRC_STAT_QP_CLOSED]),
+		       (unsigned long long)s.v[MRC_STAT_QP_OPENED]);
+	}
+	EXPECT_LE(1800, tclosed);
+	EXPECT_GE(3500, tclosed);
+	/* Answered as duplicates while it lingered, refused after. */
+	EXPECT_LE(10ULL, s.v[MRC_STAT_RX_DUP_PACKETS] -
+			 s0.v[MRC_STAT_RX_DUP_PACKETS]);
+	EXPECT_LE(10ULL, s.v[MRC_STAT_RX_DROP_NO_QP] -
+			 s0.v[MRC_STAT_RX_DROP_NO_QP]);
 }
 
 /* Tests in order of appearance, as TEST_HARNESS_MAIN would have them. */

@@ -367,6 +367,8 @@ struct mrc_qp {
 	struct sk_buff_head xq;	/* built, to be sent in order */
 	unsigned long last_tx;	/* jiffies */
 	unsigned long last_rx;
+	bool lingering;		/* its socket closed, nothing left to send */
+	unsigned long linger_since;	/* ... since then, jiffies */
 
 	/* sender */
 	u16 tx_epoch;
@@ -375,6 +377,14 @@ struct mrc_qp {
 	struct list_head tx_queue;
 	struct mrc_tx_msg *tx_cur;
 	u32 tx_queued;		/* messages on tx_queue */
+	u32 tx_held;		/* bytes charged to the socket for them and
+				 * for a message a sender reserved room for
+				 */
+	unsigned long tx_progress;	/* jiffies: bytes last acknowledged,
+					 * or messages queued after none
+					 */
+	u32 tx_fails;		/* failures of the sending direction */
+	int tx_err;		/* ... the last one's errno, positive */
 	u32 snd_una;
 	u32 snd_nxt;
 	u32 inflight;
@@ -432,6 +442,8 @@ struct mrc_qp {
  * @rxq_lock: guards @rxq
  * @rxq: complete messages waiting for recvmsg()
  * @tx_mem: bytes charged for messages queued, not yet acknowledged
+ * @tx_busy: queue pairs holding some of @tx_mem (mrc_qp.tx_held not 0):
+ *	the send buffer's fair share is divided among them
  * @rx_mem: bytes charged for messages being received or waiting
  * @rx_over: a message is admitted beyond SO_RCVBUF (at most one)
  * @rx_over_wanted: a message next in order was refused for want of it
@@ -456,6 +468,7 @@ struct mrc_sock {
 	spinlock_t rxq_lock;	/* guards rxq */
 	struct list_head rxq;
 	atomic64_t tx_mem;
+	atomic_t tx_busy;
 	atomic64_t rx_mem;
 	atomic_t rx_over;
 	atomic_t rx_over_wanted;	/* a message was refused it */
@@ -554,7 +567,7 @@ struct mrc_qp *mrc_superseded_qp(struct mrc_net *mn, int family, u16 port,
 				 u16 epoch);
 void mrc_sock_deliver(struct mrc_sock *ms, struct mrc_rx_msg *m);
 bool mrc_sock_filter(struct mrc_sock *ms, struct sk_buff *skb);
-void mrc_sock_qp_failed(struct mrc_sock *ms, int err);
+void mrc_sock_qp_failed(struct mrc_qp *qp, int err, u32 dropped);
 void mrc_sock_unbind(struct mrc_sock *ms);
 
 /* qp.c */
@@ -604,6 +617,9 @@ void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
 void mrc_rx_probe_resp(struct mrc_qp *qp, const struct mrc_ack_hdr *h);
 
 /* tx.c */
+int mrc_qp_tx_reserve(struct mrc_qp *qp, u32 charge, bool force);
+void mrc_qp_tx_unreserve(struct mrc_qp *qp, u32 charge);
+bool mrc_qp_tx_wait_over(struct mrc_qp *qp, u32 charge, u32 fails);
 int mrc_qp_send(struct mrc_qp *qp, struct mrc_tx_msg *m);
 void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out);
 void mrc_qp_flush(struct mrc_qp *qp);

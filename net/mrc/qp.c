@@ -291,28 +291,42 @@ void mrc_qp_rx_purge(struct mrc_qp *qp)
  * socket goes once its messages are acknowledged (or its sending
  * direction failed) and its peer has sent nothing for a while: until
  * then it acknowledges again what it took, should the peer have lost
- * the ACK, where a closed port would refuse it.  Any other QP goes once
- * it has been idle both ways, which also drops a message whose sender
- * went silent halfway.
+ * the ACK, where a closed port would refuse it.  But not for longer than
+ * a peer that lost every such ACK keeps retransmitting, or duplicates,
+ * replayed by anyone, would keep it forever.  Any other QP
+ * goes once it has been idle both ways, which also drops a message whose
+ * sender went silent halfway.
  */
 static bool mrc_qp_idle(struct mrc_qp *qp)
 {
 	unsigned long idle = msecs_to_jiffies(MRC_QP_IDLE_MS);
-	bool tx_done = list_empty(&qp->tx_queue);
+	/* Nor while a sender has room reserved on it (mrc_sendmsg()). */
+	bool tx_done = list_empty(&qp->tx_queue) && !qp->tx_held;
 
 	if (READ_ONCE(qp->ms->closing)) {
-		u32 rto_max_us;
+		const struct mrc_config *c;
+		u32 rto_max_us, linger_us;
 
-		/* Long enough for the peer's retransmission timer to fire
-		 * twice at its longest (assuming its rto is ours).
+		if (!tx_done)
+			return false;
+		if (!qp->lingering) {
+			qp->lingering = true;
+			qp->linger_since = jiffies;
+		}
+		/* Silence: long enough for the peer's retransmission timer
+		 * to fire twice at its longest (assuming its rto is ours).
+		 * At most: as long as its retry limit's timeouts take at
+		 * the longest backoff, after which it has given up.
 		 */
 		rcu_read_lock();
-		rto_max_us = max_t(u32, mrc_cfg(qp->mn)->rto_us,
-				   MRC_RTO_MAX_US);
+		c = mrc_cfg(qp->mn);
+		rto_max_us = max_t(u32, c->rto_us, MRC_RTO_MAX_US);
+		linger_us = (c->retry_limit + 1) * rto_max_us;
 		rcu_read_unlock();
-		return tx_done &&
-		       time_after(jiffies, qp->last_rx +
-				  usecs_to_jiffies(2 * rto_max_us));
+		return time_after(jiffies, qp->last_rx +
+				  usecs_to_jiffies(2 * rto_max_us)) ||
+		       time_after(jiffies, qp->linger_since +
+				  usecs_to_jiffies(linger_us));
 	}
 	return tx_done && time_after(jiffies, qp->last_tx + idle) &&
 	       time_after(jiffies, qp->last_rx + idle);

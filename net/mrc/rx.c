@@ -28,6 +28,10 @@ struct mrc_rx_ctx {
 	int family;
 	unsigned int off;	/* payload offset in the skb */
 	unsigned int len;	/* payload length */
+	/* enum skb_drop_reason when the packet was dropped before any
+	 * queue pair took it, so that drop monitors see it; 0 otherwise
+	 */
+	u16 drop;
 };
 
 /**
@@ -215,8 +219,9 @@ static void mrc_rx_reset(struct mrc_qp *qp, u16 epoch)
 	mrc_qp_rx_purge(qp);
 	mrc_rxwin_reset(qp->rx_bitmap);
 	qp->rx_prev_epoch = qp->rx_open ? qp->rx_epoch : 0;
-	qp->rx_epoch = epoch;
-	qp->rx_open = true;
+	/* Both read under RCU alone by mrc_superseded_qp(). */
+	WRITE_ONCE(qp->rx_epoch, epoch);
+	WRITE_ONCE(qp->rx_open, true);
 	qp->rcv_nxt = 0;
 	qp->rcv_msn = 0;
 	qp->rx_held = 0;
@@ -703,11 +708,13 @@ static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 	max_msg = cfg->max_msg_size;
 	if (!mrc_data_fields_ok(&h, ctx->len, max_msg)) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_MALFORMED);
+		ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
 		return;
 	}
 	ms = mrc_sock_lookup(mn, ctx->family, h.dport, &ctx->local);
 	if (ms && mrc_sock_filter(ms, skb)) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_FILTER);
+		ctx->drop = SKB_DROP_REASON_SOCKET_FILTER;
 		return;
 	}
 	qp = ms ? mrc_qp_lookup(ms, &ctx->local, &ctx->saddr, h.sport) : NULL;
@@ -727,9 +734,11 @@ static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 		/* No socket, or one closing with no QP to this peer. */
 		if (PTR_ERR(qp) == -EPIPE) {
 			mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
+			ctx->drop = SKB_DROP_REASON_NO_SOCKET;
 			mrc_rx_refuse(mn, &h, MRC_NACK_UNEXPECTED, ctx);
 		} else {
 			mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_MEM);
+			ctx->drop = SKB_DROP_REASON_NOMEM;
 		}
 		return;
 	}
@@ -755,6 +764,7 @@ static void mrc_rx_ack(struct mrc_net *mn, const u8 *p, struct mrc_rx_ctx *ctx)
 	qp = ms ? mrc_qp_lookup(ms, &ctx->local, &ctx->saddr, h.sport) : NULL;
 	if (!qp) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
+		ctx->drop = SKB_DROP_REASON_NO_SOCKET;
 		return;
 	}
 
@@ -814,6 +824,7 @@ static void mrc_rx(struct mrc_net *mn, struct sock *usk, struct sk_buff *skb)
 	unsigned int hoff = sizeof(struct udphdr);
 	struct mrc_rx_ctx ctx = {};
 	const u8 *p;
+	enum skb_drop_reason why;
 	int hlen;
 	u8 tos;
 
@@ -825,6 +836,7 @@ static void mrc_rx(struct mrc_net *mn, struct sock *usk, struct sk_buff *skb)
 	 */
 	if (skb->pkt_type != PACKET_HOST) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
+		why = SKB_DROP_REASON_OTHERHOST;
 		goto drop;
 	}
 
@@ -833,10 +845,12 @@ static void mrc_rx(struct mrc_net *mn, struct sock *usk, struct sk_buff *skb)
 	hlen = mrc_hdr_len(skb->data + hoff);
 	if (hlen == MRC_HDR_BAD_VERSION) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_BAD_VERSION);
+		why = SKB_DROP_REASON_UNHANDLED_PROTO;
 		goto drop;
 	}
 	if (hlen < 0) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_BAD_OPCODE);
+		why = SKB_DROP_REASON_UNHANDLED_PROTO;
 		goto drop;
 	}
 	if (!pskb_may_pull(skb, hoff + hlen))
@@ -876,13 +890,17 @@ static void mrc_rx(struct mrc_net *mn, struct sock *usk, struct sk_buff *skb)
 		break;
 	}
 	/* What mrc keeps of a packet it has copied; it is done with it. */
-	consume_skb(skb);
+	if (ctx.drop)
+		kfree_skb_reason(skb, ctx.drop);
+	else
+		consume_skb(skb);
 	return;
 
 short_pkt:
 	mrc_stat_inc(mn, MRC_STAT_RX_DROP_SHORT);
+	why = SKB_DROP_REASON_PKT_TOO_SMALL;
 drop:
-	kfree_skb(skb);
+	kfree_skb_reason(skb, why);
 }
 
 /* How long a sender with a message half sent may place nothing: twice
@@ -964,7 +982,7 @@ bool mrc_qp_rx_evict(struct mrc_qp *qp)
 	if (evict) {
 		mrc_qp_stat_add(qp, MRC_STAT_RX_EVICTED, qp->rx_partial);
 		mrc_qp_rx_purge(qp);
-		qp->rx_open = false;
+		WRITE_ONCE(qp->rx_open, false);
 	}
 	spin_unlock_bh(&qp->lock);
 	return evict;
@@ -1020,7 +1038,7 @@ int mrc_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	struct mrc_net *mn = rcu_dereference_sk_user_data(sk);
 
 	if (unlikely(!mn)) {
-		kfree_skb(skb);
+		kfree_skb_reason(skb, SKB_DROP_REASON_NO_SOCKET);
 		return 0;
 	}
 	mrc_rx(mn, sk, skb);

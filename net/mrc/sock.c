@@ -12,6 +12,7 @@
  * unbinds the port and drops the last reference.
  */
 #include <linux/bpf-cgroup.h>
+#include <linux/errqueue.h>
 #include <linux/filter.h>
 #include <linux/module.h>
 #include <linux/net.h>
@@ -546,30 +547,65 @@ static u32 mrc_tx_charge(u32 len)
 	return len + sizeof(struct mrc_tx_msg);
 }
 
-static bool mrc_tx_room(struct mrc_sock *ms, u32 charge)
+static bool mrc_tx_wait_over(struct mrc_qp *qp, u32 charge, u32 fails)
 {
-	s64 held = atomic64_read(&ms->tx_mem);
-
-	return !held || held + charge <= READ_ONCE(mrc_to_sk(ms)->sk_sndbuf);
+	return mrc_qp_tx_wait_over(qp, charge, fails) ||
+	       READ_ONCE(mrc_to_sk(qp->ms)->sk_err);
 }
 
-/* Charge @charge to the socket if it fits, or if the socket holds
- * nothing, so a message larger than SO_SNDBUF can still be sent alone.
+/* The socket's QP to @addr, @port with room for @charge reserved on it
+ * (mrc_qp_tx_reserve()), waiting up to *@timeo for the room.  Only for
+ * that QP's share: a destination whose peer takes nothing holds back
+ * the senders to it, not those to any other.  A sender waiting for room
+ * on a QP whose sending direction fails gets that failure's error: it
+ * concerns the destination it sends to (its message is not queued).
+ *
+ * Return: the QP, with a reference the caller puts, or an ERR_PTR.
  */
-static bool mrc_tx_reserve(struct mrc_sock *ms, u32 charge)
+static struct mrc_qp *mrc_tx_wait_room(struct mrc_sock *ms,
+				       const struct mrc_local *l,
+				       const struct in6_addr *addr, u16 port,
+				       u32 charge, long *timeo)
 {
-	s64 held = atomic64_read(&ms->tx_mem);
+	struct sock *sk = mrc_to_sk(ms);
+	struct mrc_qp *qp;
+	long left;
+	u32 fails;
+	int ret;
 
-	for (;;) {
-		s64 old;
-
-		if (held && held + charge > READ_ONCE(mrc_to_sk(ms)->sk_sndbuf))
-			return false;
-		old = atomic64_cmpxchg(&ms->tx_mem, held, held + charge);
-		if (old == held)
-			return true;
-		held = old;
-	}
+	do {
+		/* A QP the reaper closes meanwhile is replaced by a new one. */
+		qp = mrc_qp_get_or_create(ms, l, addr, port, GFP_KERNEL);
+		if (IS_ERR(qp))
+			return qp;
+		fails = READ_ONCE(qp->tx_fails);
+		ret = mrc_qp_tx_reserve(qp, charge, false);
+		while (ret == -EAGAIN && *timeo) {
+			left = wait_event_interruptible_timeout(*sk_sleep(sk),
+								mrc_tx_wait_over(qp, charge, fails),
+								*timeo);
+			/* Restarted (SA_RESTART) only without a timeout:
+			 * judged from the time left before the wait, not
+			 * its error.
+			 */
+			if (left < 0) {
+				ret = sock_intr_errno(*timeo);
+				break;
+			}
+			*timeo = left;
+			if (READ_ONCE(qp->tx_fails) != fails) {
+				ret = -READ_ONCE(qp->tx_err);
+				break;
+			}
+			ret = sock_error(sk);
+			if (ret)
+				break;
+			ret = mrc_qp_tx_reserve(qp, charge, false);
+		}
+		if (ret)
+			mrc_qp_put(qp);
+	} while (ret == -ESTALE);
+	return ret ? ERR_PTR(ret) : qp;
 }
 
 static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
@@ -582,7 +618,7 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 	struct mrc_qp *qp;
 	u32 max_len, charge;
 	int scope = 0;
-	long timeo, left;
+	long timeo;
 	u16 port;
 	int ret;
 
@@ -636,23 +672,9 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 
 	charge = mrc_tx_charge(len);
 	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
-	while (!mrc_tx_reserve(ms, charge)) {
-		if (!timeo)
-			return -EAGAIN;
-		left = wait_event_interruptible_timeout(*sk_sleep(sk),
-							mrc_tx_room(ms, charge) ||
-							READ_ONCE(sk->sk_err),
-							timeo);
-		/* Restarted (SA_RESTART) only without a timeout: judged
-		 * from the time left before the wait, not its error.
-		 */
-		if (left < 0)
-			return sock_intr_errno(timeo);
-		timeo = left;
-		ret = sock_error(sk);
-		if (ret)
-			return ret;
-	}
+	qp = mrc_tx_wait_room(ms, &l, &addr, port, charge, &timeo);
+	if (IS_ERR(qp))
+		return PTR_ERR(qp);
 
 	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m) {
@@ -679,26 +701,30 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		goto err_free;
 	}
 
-	do {
-		/* A QP the reaper closes meanwhile is replaced by a new one. */
+	while ((ret = mrc_qp_send(qp, m)) == -ESTALE) {
+		/* Closed meanwhile: the message, admitted, moves to the
+		 * QP that replaces it.
+		 */
+		mrc_qp_tx_unreserve(qp, charge);
+		mrc_qp_put(qp);
 		qp = mrc_qp_get_or_create(ms, &l, &addr, port, GFP_KERNEL);
 		if (IS_ERR(qp)) {
 			ret = PTR_ERR(qp);
-			break;
+			kvfree(m->area ?: m->buf);
+			kfree(m);
+			return ret;
 		}
-		ret = mrc_qp_send(qp, m);
-		mrc_qp_put(qp);
-	} while (ret == -ESTALE);
-	if (ret)
-		goto err_free;
+		mrc_qp_tx_reserve(qp, charge, true);
+	}
+	mrc_qp_put(qp);
 	return len;
 
 err_free:
 	kvfree(m->area ?: m->buf);
 	kfree(m);
 err_uncharge:
-	atomic64_sub(charge, &ms->tx_mem);
-	sk->sk_write_space(sk);
+	mrc_qp_tx_unreserve(qp, charge);
+	mrc_qp_put(qp);
 	return ret;
 }
 
@@ -763,19 +789,90 @@ bool mrc_sock_filter(struct mrc_sock *ms, struct sk_buff *skb)
 }
 
 /**
- * mrc_sock_qp_failed() - report a queue pair's failure on its socket
- * @ms: the socket
+ * mrc_sock_qp_failed() - report a queue pair's failure for its peer
+ * @qp: the queue pair, locked
  * @err: the error, a positive errno
+ * @dropped: messages to the peer dropped with it
  *
- * The next send or receive returns it once, as SO_ERROR does.
+ * The failure concerns one destination, so no call about any other may
+ * return it: it is queued on the socket's error queue, for
+ * recvmsg(MSG_ERRQUEUE), with the peer's address and port, as UDP
+ * reports an ICMP error with IP_RECVERR, and poll() says EPOLLERR.  An
+ * error the queue has no room for (SO_RCVBUF) is not reported.  Only
+ * when the peer is the socket's connect()ed one, which every send
+ * without an address goes to, is it also the socket's error (SO_ERROR),
+ * returned once by the next call, as a connected UDP socket's is.
+ *
+ * Context: any; BHs off.
  */
-void mrc_sock_qp_failed(struct mrc_sock *ms, int err)
+void mrc_sock_qp_failed(struct mrc_qp *qp, int err, u32 dropped)
 {
+	struct mrc_sock *ms = qp->ms;
 	struct sock *sk = mrc_to_sk(ms);
+	struct sock_exterr_skb *serr;
+	struct sk_buff *skb;
 
-	WRITE_ONCE(sk->sk_err, err);
-	sk_error_report(sk);
+	/* Read without the socket's lock: a connect() racing with the
+	 * failure may see it or not, either is right.
+	 */
+	if (READ_ONCE(ms->peer_port) == qp->rport &&
+	    ipv6_addr_equal(&ms->peer, &qp->raddr)) {
+		WRITE_ONCE(sk->sk_err, err);
+		sk_error_report(sk);
+	}
+	/* Nobody reads the error queue of a closed socket. */
+	if (!sock_flag(sk, SOCK_DEAD)) {
+		skb = alloc_skb(sizeof(qp->raddr), GFP_ATOMIC);
+		if (skb) {
+			skb_put_data(skb, &qp->raddr, sizeof(qp->raddr));
+			serr = SKB_EXT_ERR(skb);
+			memset(serr, 0, sizeof(*serr));
+			serr->ee.ee_errno = err;
+			serr->ee.ee_origin = SO_EE_ORIGIN_LOCAL;
+			serr->ee.ee_data = dropped;
+			serr->port = htons(qp->rport);
+			if (sock_queue_err_skb(sk, skb))
+				kfree_skb(skb);
+		}
+	}
 	sk->sk_write_space(sk);
+}
+
+/* recvmsg(MSG_ERRQUEUE): the oldest failure mrc_sock_qp_failed() queued,
+ * as ip_recv_error() gives an ICMP error: no data, the peer's address in
+ * msg_name, and an IP_RECVERR (IPV6_RECVERR) control message holding the
+ * sock_extended_err with the peer as offender (SO_EE_OFFENDER()).
+ */
+static int mrc_recv_error(struct sock *sk, struct msghdr *msg)
+{
+	struct sock_exterr_skb *serr;
+	struct {
+		struct sock_extended_err ee;
+		struct sockaddr_in6 offender;
+	} errhdr;
+	struct in6_addr peer;
+	struct sk_buff *skb;
+	u16 port;
+
+	skb = sock_dequeue_err_skb(sk);
+	if (!skb)
+		return -EAGAIN;
+	serr = SKB_EXT_ERR(skb);
+	memcpy(&peer, skb->data, sizeof(peer));
+	port = ntohs(serr->port);
+	if (msg->msg_name)
+		msg->msg_namelen = mrc_put_addr(sk, msg->msg_name, &peer, port,
+						0);
+	memset(&errhdr, 0, sizeof(errhdr));
+	errhdr.ee = serr->ee;
+	mrc_put_addr(sk, &errhdr.offender, &peer, port, 0);
+	if (sk->sk_family == AF_INET6)
+		put_cmsg(msg, SOL_IPV6, IPV6_RECVERR, sizeof(errhdr), &errhdr);
+	else
+		put_cmsg(msg, SOL_IP, IP_RECVERR, sizeof(errhdr), &errhdr);
+	msg->msg_flags |= MSG_ERRQUEUE;
+	consume_skb(skb);
+	return 0;
 }
 
 static struct mrc_rx_msg *mrc_rxq_pop(struct mrc_sock *ms)
@@ -825,8 +922,10 @@ static int mrc_recvmsg(struct socket *sock, struct msghdr *msg, size_t size,
 	u32 copy;
 	int ret;
 
-	if (flags & (MSG_OOB | MSG_PEEK | MSG_ERRQUEUE))
+	if (flags & (MSG_OOB | MSG_PEEK))
 		return -EOPNOTSUPP;
+	if (flags & MSG_ERRQUEUE)
+		return mrc_recv_error(sk, msg);
 
 	timeo = sock_rcvtimeo(sk, flags & MSG_DONTWAIT);
 	for (;;) {
@@ -871,8 +970,10 @@ static __poll_t mrc_poll(struct file *file, struct socket *sock,
 	__poll_t mask = 0;
 
 	sock_poll_wait(file, sock, wait);
-	if (READ_ONCE(sk->sk_err))
-		mask |= EPOLLERR;
+	if (READ_ONCE(sk->sk_err) ||
+	    !skb_queue_empty_lockless(&sk->sk_error_queue))
+		mask |= EPOLLERR |
+			(sock_flag(sk, SOCK_SELECT_ERR_QUEUE) ? EPOLLPRI : 0);
 	if (mrc_rxq_ready(ms))
 		mask |= EPOLLIN | EPOLLRDNORM;
 	if (atomic64_read(&ms->tx_mem) < READ_ONCE(sk->sk_sndbuf))
@@ -1002,7 +1103,8 @@ static int mrc_release(struct socket *sock)
 	abort = sock_flag(sk, SOCK_LINGER) && !sk->sk_lingertime;
 
 	spin_lock_bh(&ms->lock);
-	ms->closing = true;
+	/* Read without the lock by the receive path and the reaper. */
+	WRITE_ONCE(ms->closing, true);
 	idle = !ms->nr_qps;
 	spin_unlock_bh(&ms->lock);
 
@@ -1063,6 +1165,7 @@ static int mrc_sk_init(struct sock *sk)
 	hash_init(ms->qps);
 	INIT_LIST_HEAD(&ms->rxq);
 	atomic64_set(&ms->tx_mem, 0);
+	atomic_set(&ms->tx_busy, 0);
 	atomic64_set(&ms->rx_mem, 0);
 	atomic_set(&ms->rx_over, 0);
 	atomic_set(&ms->rx_over_wanted, 0);

@@ -629,9 +629,131 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 		qp->last_tx = jiffies;
 }
 
+/* Under the QP's lock: may @charge more bytes be queued on it, the
+ * socket holding @held?  A message to a socket that holds nothing always
+ * may, whatever its size, as before.  Otherwise each QP holding some of
+ * the send buffer may hold at most its fair share of it: the buffer
+ * divided among them, or 3/4 of it when it is alone, as a QP may hold
+ * at most 3/4 of the receive buffer: the rest is left for the next
+ * destination, so that a peer that stops taking data (its reader
+ * asleep, "no buffer" NACKs) does not block the others.  And a QP
+ * holding nothing may take one message while the socket holds less
+ * than twice its buffer, so a destination behind several stuck ones
+ * still moves, a message at a time, until the persist deadline frees
+ * theirs (mrc_qp_persist()).
+ */
+static bool mrc_qp_tx_fits(struct mrc_qp *qp, u32 charge, s64 held)
+{
+	u64 sndbuf = READ_ONCE(mrc_to_sk(qp->ms)->sk_sndbuf);
+	u32 busy = atomic_read(&qp->ms->tx_busy) + !qp->tx_held;
+	u64 share;
+
+	if (held <= 0)
+		return true;
+	if (!qp->tx_held)
+		return held + charge <= 2 * sndbuf;
+	share = busy > 1 ? div_u64(sndbuf, busy) : sndbuf - sndbuf / 4;
+	return held + charge <= sndbuf && qp->tx_held + charge <= share;
+}
+
+/**
+ * mrc_qp_tx_reserve() - charge a message about to be sent on a queue
+ * pair to it and to its socket
+ * @qp: the queue pair, not locked; the caller holds a reference
+ * @charge: the bytes the message costs
+ * @force: charge it whatever the QP holds, even if the QP is closed: a
+ *	message already admitted to a QP that closed before taking it
+ *
+ * The charge becomes the message's once mrc_qp_send() takes it; until
+ * then the reaper leaves the QP alone.
+ *
+ * Return: 0; -EAGAIN if it does not fit (mrc_qp_tx_fits()) or -ESTALE
+ * if the QP was closed, with nothing charged.
+ */
+int mrc_qp_tx_reserve(struct mrc_qp *qp, u32 charge, bool force)
+{
+	struct mrc_sock *ms = qp->ms;
+	s64 held, old;
+	int ret = 0;
+
+	spin_lock_bh(&qp->lock);
+	if (qp->dead && !force) {
+		ret = -ESTALE;
+		goto out;
+	}
+	held = atomic64_read(&ms->tx_mem);
+	for (;;) {
+		if (!force && !mrc_qp_tx_fits(qp, charge, held)) {
+			ret = -EAGAIN;
+			goto out;
+		}
+		/* Other QPs charge the socket under their own locks. */
+		old = atomic64_cmpxchg(&ms->tx_mem, held, held + charge);
+		if (old == held)
+			break;
+		held = old;
+	}
+	if (!qp->tx_held)
+		atomic_inc(&ms->tx_busy);
+	qp->tx_held += charge;
+out:
+	spin_unlock_bh(&qp->lock);
+	return ret;
+}
+
+/* Under the QP's lock: @charge bytes no longer held. */
+static void mrc_qp_tx_uncharge(struct mrc_qp *qp, u32 charge)
+{
+	struct mrc_sock *ms = qp->ms;
+
+	if (WARN_ON_ONCE(charge > qp->tx_held))
+		charge = qp->tx_held;
+	atomic64_sub(charge, &ms->tx_mem);
+	qp->tx_held -= charge;
+	if (!qp->tx_held)
+		atomic_dec(&ms->tx_busy);
+}
+
+/**
+ * mrc_qp_tx_unreserve() - give back a charge mrc_qp_tx_reserve() took
+ * for a message that was not sent
+ * @qp: the queue pair, not locked; the caller holds a reference
+ * @charge: what was reserved
+ */
+void mrc_qp_tx_unreserve(struct mrc_qp *qp, u32 charge)
+{
+	struct sock *sk = mrc_to_sk(qp->ms);
+
+	spin_lock_bh(&qp->lock);
+	mrc_qp_tx_uncharge(qp, charge);
+	spin_unlock_bh(&qp->lock);
+	sk->sk_write_space(sk);
+}
+
+/**
+ * mrc_qp_tx_wait_over() - whether a sender waiting for room on a queue
+ * pair may stop waiting
+ * @qp: the queue pair, not locked; the caller holds a reference
+ * @charge: the bytes the sender's message costs
+ * @fails: mrc_qp.tx_fails when the sender started waiting
+ *
+ * Return: true if @charge fits now, the QP closed or its sending
+ * direction failed since.
+ */
+bool mrc_qp_tx_wait_over(struct mrc_qp *qp, u32 charge, u32 fails)
+{
+	bool over;
+
+	spin_lock_bh(&qp->lock);
+	over = qp->dead || qp->tx_fails != fails ||
+	       mrc_qp_tx_fits(qp, charge, atomic64_read(&qp->ms->tx_mem));
+	spin_unlock_bh(&qp->lock);
+	return over;
+}
+
 static void mrc_tx_msg_free(struct mrc_qp *qp, struct mrc_tx_msg *m)
 {
-	atomic64_sub(m->charge, &qp->ms->tx_mem);
+	mrc_qp_tx_uncharge(qp, m->charge);
 	list_del(&m->list);
 	qp->tx_queued--;
 	kvfree(m->area ?: m->buf);
@@ -661,15 +783,21 @@ void mrc_qp_tx_purge(struct mrc_qp *qp)
  * @qp: the queue pair, locked
  * @err: what the socket reports, a positive errno
  *
- * Its messages are dropped; the next message starts a new epoch.
+ * Its messages are dropped; the next message starts a new epoch.  The
+ * failure is reported for this peer alone (mrc_sock_qp_failed()).
  */
 void mrc_qp_fail(struct mrc_qp *qp, int err)
 {
+	u32 dropped = qp->tx_queued;
+
 	qp->state = MRC_QP_STATE_FAILED;
 	mrc_qp_stat_inc(qp, MRC_STAT_QP_FAILED);
+	/* A sender waiting for room on this QP returns @err. */
+	WRITE_ONCE(qp->tx_err, err);
+	WRITE_ONCE(qp->tx_fails, qp->tx_fails + 1);
 	mrc_qp_tx_purge(qp);
 	hrtimer_try_to_cancel(&qp->rto_timer);
-	mrc_sock_qp_failed(qp->ms, err);
+	mrc_sock_qp_failed(qp, err, dropped);
 }
 
 /* The least path MTU IPv4 takes from an ICMP error: the stack's
@@ -839,6 +967,9 @@ int mrc_qp_send(struct mrc_qp *qp, struct mrc_tx_msg *m)
 	     time_after(jiffies, qp->last_tx +
 			msecs_to_jiffies(MRC_EPOCH_IDLE_MS))))
 		mrc_qp_tx_reset(qp);
+	/* The persist deadline runs from here when nothing waited. */
+	if (list_empty(&qp->tx_queue))
+		qp->tx_progress = jiffies;
 	m->msn = qp->next_msn++;
 	list_add_tail(&m->list, &qp->tx_queue);
 	qp->tx_queued++;
@@ -1149,8 +1280,10 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		mrc_sack_losses(qp, &cfg);
 	}
 
-	if (acked)
+	if (acked) {
 		qp->feedback = true;
+		qp->tx_progress = jiffies;
+	}
 	if (acked)
 		mrc_cc_on_ack(qp, &cfg, acked, rtt_us,
 			      h->cc_flags & MRC_CC_FLAG_ECN);
@@ -1162,13 +1295,31 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 	mrc_qp_push(qp, out);
 }
 
+/* The persist deadline: how long a queue pair with messages to send
+ * may see none of its bytes acknowledged before its sending direction
+ * fails with ETIMEDOUT.  A peer that answers "no buffer" is alive, and
+ * each refusal resets the retry count; but its reader is not reading,
+ * and its QP holds its share of the send buffer.  It is given as long
+ * as the retry limit's timeouts take at the longest backoff
+ * (MRC_RTO_MAX_US, or the configured RTO if longer), which is longer
+ * than a silent peer gets (its backoff starts from the RTT): by
+ * default 8 times a second.  The timer, armed while the peer refuses,
+ * checks it at least that often.
+ */
+static unsigned long mrc_qp_persist(const struct mrc_config *c)
+{
+	return usecs_to_jiffies((c->retry_limit + 1) *
+				max_t(u32, c->rto_us, MRC_RTO_MAX_US));
+}
+
 /**
  * mrc_rto_fire() - the retransmission timeout of a queue pair
  * @t: its timer
  *
  * Runs in softirq context.  Everything in flight and not SACKed is taken
- * as lost; after retry-limit timeouts in a row with no word from the peer
- * the sending direction fails and the socket reports ETIMEDOUT.
+ * as lost; after retry-limit timeouts in a row with no word from the peer,
+ * or past the persist deadline (mrc_qp_persist()), the sending direction
+ * fails with ETIMEDOUT.
  *
  * Return: HRTIMER_NORESTART; mrc_rto_arm() restarts it when needed.
  */
@@ -1197,7 +1348,8 @@ enum hrtimer_restart mrc_rto_fire(struct hrtimer *t)
 	if (qp->feedback)
 		qp->retries = 0;
 	qp->feedback = false;
-	if (++qp->retries > cfg.retry_limit) {
+	if (++qp->retries > cfg.retry_limit ||
+	    time_after(jiffies, qp->tx_progress + mrc_qp_persist(&cfg))) {
 		mrc_qp_fail(qp, ETIMEDOUT);
 		goto unlock;
 	}

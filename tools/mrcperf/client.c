@@ -493,10 +493,8 @@ static void rx_tcp(struct client *c, struct csock *s)
 
 static void check_error(struct csock *s)
 {
-	socklen_t sl = sizeof(int);
-	int err = 0;
+	int err = sock_error(s->fd);
 
-	getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &err, &sl);
 	if (err)
 		sock_die(s, "socket error", err);
 }

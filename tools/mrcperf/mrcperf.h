@@ -162,6 +162,7 @@ uint64_t now_ns(void);
 int open_socket(enum mrcperf_proto proto, int family);
 void set_bufs(int fd, const struct opts *o);
 void set_nonblock(int fd);
+int sock_error(int fd);
 void fmt_addr(const struct sockaddr *sa, char *buf, size_t size);
 unsigned int sockaddr_port(const struct sockaddr_storage *ss);
 bool same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b);

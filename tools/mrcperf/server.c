@@ -611,7 +611,6 @@ static void dg_serve(struct server *s)
 {
 	struct pollfd pfd;
 	uint64_t t0;
-	socklen_t sl;
 	int err;
 
 	while (!stop && !s->finished) {
@@ -623,10 +622,8 @@ static void dg_serve(struct server *s)
 			die("poll: %s", strerror(errno));
 		}
 		if (pfd.revents & POLLERR) {
-			err = 0;
-			sl = sizeof(err);
-			getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &err, &sl);
-			if (err)
+			/* Every one queued, or POLLERR stays. */
+			while ((err = sock_error(s->fd)))
 				warnx("socket error: %s (a client gone?)",
 				      strerror(err));
 		}

@@ -11,6 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
+
+#include <linux/errqueue.h>
 
 #include <linux/mrc.h>
 
@@ -127,6 +130,39 @@ void set_bufs(int fd, const struct opts *o)
 		set_buf(fd, SO_RCVBUFFORCE, SO_RCVBUF, "SO_RCVBUF", o->rcvbuf);
 	if (o->sndbuf)
 		set_buf(fd, SO_SNDBUFFORCE, SO_SNDBUF, "SO_SNDBUF", o->sndbuf);
+}
+
+/*
+ * The socket's pending error, 0 if none: SO_ERROR, else the oldest
+ * error on the error queue (mrc reports the failure of the queue pair to
+ * one peer there, with its address, unless it is the connect()ed one).
+ */
+int sock_error(int fd)
+{
+	char ctl[CMSG_SPACE(sizeof(struct sock_extended_err) +
+			    sizeof(struct sockaddr_in6))];
+	socklen_t sl = sizeof(int);
+	struct sock_extended_err ee;
+	struct msghdr mh;
+	struct cmsghdr *cm;
+	int err = 0;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl) == 0 && err)
+		return err;
+	memset(&mh, 0, sizeof(mh));
+	mh.msg_control = ctl;
+	mh.msg_controllen = sizeof(ctl);
+	if (recvmsg(fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+		return 0;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if ((cm->cmsg_level == SOL_IP && cm->cmsg_type == IP_RECVERR) ||
+		    (cm->cmsg_level == SOL_IPV6 &&
+		     cm->cmsg_type == IPV6_RECVERR)) {
+			memcpy(&ee, CMSG_DATA(cm), sizeof(ee));
+			return (int)ee.ee_errno;
+		}
+	}
+	return 0;
 }
 
 void set_nonblock(int fd)

@@ -277,7 +277,7 @@ enum mrc_stat {
 	MRC_STAT_CALC_MAX_REORDER_DEPTH,  /* largest PSNs held out of order */
 	MRC_STAT_QP_OPENED,
 	MRC_STAT_QP_CLOSED,
-	MRC_STAT_QP_FAILED,		/* QPs that hit the retry limit */
+	MRC_STAT_QP_FAILED,		/* QPs whose sending side failed */
 	MRC_STAT_TX_ERRORS,		/* no route, or the stack refused */
 	MRC_STAT_PROBE_TX,		/* total_probe_pkts_tx: probes sent */
 	MRC_STAT_PROBE_RX,		/* total_probe_pkts_rx: probes taken */
