@@ -203,8 +203,13 @@ check_drop_reasons() {
 	"$MRC_INJECT" -c 50 ::1 bad-opcode-ff >/dev/null
 	"$MRC_INJECT" -c 20 127.0.0.1 write-only-1k >/dev/null
 	echo 0 >"$ev"
+	# Every kfree_skb of the VM in that time, mrc's or not: 6.1 prints
+	# the location as a hashed pointer (%p), not a symbol, so the
+	# function cannot be told.  Nothing else moves meanwhile; the NACKs
+	# of the refusals are dropped by UDP (the injector's socket is
+	# closed), reason NO_SOCKET too.
 	reasons() {
-		grep -cE "location=mrc_[^ ]* .*reason: $1\$" "$tr/trace"
+		grep -cE " reason: $1\$" "$tr/trace"
 	}
 	chk_eq "drop reason PKT_TOO_SMALL: 100 x sack-short" \
 		"$(reasons PKT_TOO_SMALL)" 100

@@ -552,8 +552,10 @@ refused() {
 			"exit status $rc after $ms ms" "stderr: $err" \
 			"stdout: $(<"$T/cli.out")" "client counters: $(deltas C)"
 	fi
+	# A send the client made before it read the failure off the error
+	# queue opens a new queue pair, which the next ICMP error fails too.
 	chk_cnt "$desc: the ICMP error failed the queue pair, no timeout" C \
-		"icmp_unreach >= 1 && qp_failed == 1 && total_timeouts == 0"
+		"icmp_unreach >= 1 && qp_failed >= 1 && total_timeouts == 0"
 	chk_cnt "$desc: the server took nothing" S "rx_packets == 0"
 }
 
