@@ -2316,6 +2316,10 @@ TEST_F_TIMEOUT(sk, closed_linger_bounded, 60)
 	ASSERT_EQ(0, bind(pfd, (struct sockaddr *)&sll, sizeof(sll)));
 
 	cfg(_metadata, self, MRC_A_RETRY_LIMIT, 1);
+	/* The duplicates come after the last mrc socket closed: port 4791
+	 * must stay open for mrc to refuse them (rx_drop_no_qp).
+	 */
+	cfg(_metadata, self, MRC_A_LISTEN, 1);
 	rx = mk_bound(_metadata, self, variant, 0, &dport);
 	tx = mk_bound(_metadata, self, variant, 0, &sport);
 	rcvtimeo(_metadata, rx, 10000);
