@@ -250,9 +250,13 @@ chk_xfer() {
 	   { [ "$2" = any ] || [ "$v" = "$2" ]; } && [ "$w" = 0 ]; then
 		mrc_pass "$1: $v messages verified ($g Mbit/s)"
 	else
+		# The server's counters too: why its side gave up (a queue
+		# pair closed, messages evicted) is there alone.
 		mrc_fail "$1: transfer" "client $XFER_RC: $XFER_OUT" \
 			"$(<"$T/cli.err")" "server $XFER_SRV_RC: $XFER_SOUT" \
-			"$(<"$T/srv.err")"
+			"$(<"$T/srv.err")" "server's counters (h2):" \
+			"$(mrc_exec -n "$H2" stats 2>&1 | grep -v ' 0$' |
+			   tr '\n' ' ')"
 	fi
 }
 

@@ -3,7 +3,8 @@
  * mrc_inject: send crafted mrc payloads over an ordinary UDP socket.
  *
  *   mrc_inject [-c COUNT] [-p PORT] [-q DQPN] [-s SPORT] [-e EPOCH | -E]
- *              [-n PSN] [-m MSN] [-o OFFSET] ADDRESS KIND [KIND...]
+ *              [-n PSN] [-m MSN] [-o OFFSET] [-A FROM [-N NADDR]]
+ *              [-P NPORTS] ADDRESS KIND [KIND...]
  *   mrc_inject -l
  *
  * ADDRESS is an IPv4 or IPv6 literal (127.0.0.1, ::1); PORT defaults to
@@ -28,7 +29,17 @@
  * port), the acknowledging port SPORT, the data sender's epoch EPOCH,
  * the PSN -n's (0x800000 unless given).  -E sends each kind once per
  * epoch, 1 to 65535, COUNT times: a blind attacker's sweep.
+ *
+ * Many forged sources: -P sends each kind from NPORTS sender ports, SPORT
+ * to SPORT + NPORTS - 1 (the mrc port of the RETH and the acknowledging
+ * port); -A sends from NADDR source addresses (default 1), FROM and the
+ * NADDR - 1 after it (IPv6: its last 32 bits counted up), set per packet
+ * with IP_PKTINFO or IPV6_PKTINFO: they must be local here (an "ip route
+ * add local FROM/16 dev lo" makes a /16 so; IPv6 sends with
+ * IPV6_FREEBIND, so an "ip -6 route add local FROM/64 dev lo" does).
+ * Every (address, port) pair sends every kind, COUNT times.
  */
+#define _GNU_SOURCE	/* struct in6_pktinfo */
 #include <errno.h>
 #include <netdb.h>
 #include <stdio.h>
@@ -40,6 +51,9 @@
 #include <sys/socket.h>
 
 #include <linux/mrc.h>
+#ifndef IPV6_FREEBIND
+#define IPV6_FREEBIND 78
+#endif
 #include <mrc/wire.h>
 
 struct kind {
@@ -132,6 +146,11 @@ static const struct kind kinds[] = {
 	{ "data",		DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ |
 				MRC_BTH_START,
 				"accepted (no_qp if -q has no socket)" },
+	/* PSN 0 without the start flag: to a QP of its epoch, a message;
+	 * with no QP, nothing (it cannot start one: rx_drop_no_start).
+	 */
+	{ "data-nostart",	DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ,
+				"accepted (no_start if no QP)" },
 	/* 64 Ki PSNs ahead: far beyond the 256-PSN window */
 	{ "data-oow",		DATA_64, MRC_OP_WRITE_ONLY, 0, MRC_BTH_ACKREQ |
 				MRC_BTH_START,
@@ -181,6 +200,7 @@ static void usage(void)
 		"usage: mrc_inject [-c COUNT] [-p PORT] [-q DQPN] [-s SPORT]\n"
 		"                  [-e EPOCH | -E] [-n PSN] [-m MSN] [-o OFFSET]\n"
 		"                  ADDRESS KIND...\n"
+		"                  [-A FROM [-N NADDR]] [-P NPORTS]\n"
 		"       mrc_inject -l\n"
 		"KIND: a preset of -l, or raw:LEN:OPCODE[:B1[:B8]]\n");
 	exit(1);
@@ -313,19 +333,95 @@ static void build(const struct kind *k, const struct fields *f, __u8 *p)
 	memcpy(p, hdr, k->len < hlen ? k->len : hlen);
 }
 
+/* A source address of -A: which family is set, and the address. */
+struct from {
+	int family;		/* 0: the route's */
+	struct in_addr a4;
+	struct in6_addr a6;
+};
+
+/* One packet to @ss; from source address @from + @ai if @from is set
+ * (IP_PKTINFO, IPV6_PKTINFO), else from whatever the route gives.  0 or
+ * -1 (errno).
+ */
+static int send_one(int fd, const void *buf, size_t len,
+		    const struct sockaddr_storage *ss, socklen_t sslen,
+		    const struct from *from, unsigned long ai)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct in6_pktinfo))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr m = {
+		.msg_name = (void *)ss,
+		.msg_namelen = sslen,
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+	};
+	struct in6_pktinfo *pi6;
+	struct in_pktinfo *pi;
+	struct cmsghdr *c;
+
+	if (from->family) {
+		memset(&u, 0, sizeof(u));
+		m.msg_control = u.buf;
+		c = (struct cmsghdr *)u.buf;
+	}
+	if (from->family == AF_INET) {
+		m.msg_controllen = CMSG_SPACE(sizeof(*pi));
+		c->cmsg_level = IPPROTO_IP;
+		c->cmsg_type = IP_PKTINFO;
+		c->cmsg_len = CMSG_LEN(sizeof(*pi));
+		pi = (struct in_pktinfo *)CMSG_DATA(c);
+		pi->ipi_spec_dst.s_addr = htonl(ntohl(from->a4.s_addr) + ai);
+	} else if (from->family == AF_INET6) {
+		__u32 lo = ntohl(from->a6.s6_addr32[3]) + (__u32)ai;
+
+		m.msg_controllen = CMSG_SPACE(sizeof(*pi6));
+		c->cmsg_level = IPPROTO_IPV6;
+		c->cmsg_type = IPV6_PKTINFO;
+		c->cmsg_len = CMSG_LEN(sizeof(*pi6));
+		pi6 = (struct in6_pktinfo *)CMSG_DATA(c);
+		pi6->ipi6_addr = from->a6;
+		pi6->ipi6_addr.s6_addr32[3] = htonl(lo);
+	}
+	return sendmsg(fd, &m, 0) == (ssize_t)len ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 	static __u8 buf[65536];
 	struct sockaddr_storage ss = { 0 };
-	unsigned long count = 1, port = MRC_UDP_PORT, i, e, e0, e1;
+	unsigned long count = 1, port = MRC_UDP_PORT, i, e0, e1;
 	struct fields f = { 0x11, 7000, 0x1234, -1, -1, -1 };
+	unsigned long naddr = 1, nports = 1, ne, j, sent;
+	struct from from = { 0 };
 	struct kind raw, *k;
 	socklen_t sslen;
 	const char *addr;
 	int opt, fd, a, sweep = 0;
+	__u16 sport0;
 
-	while ((opt = getopt(argc, argv, "c:p:q:s:e:En:m:o:l")) != -1) {
+	while ((opt = getopt(argc, argv, "c:p:q:s:e:En:m:o:lA:N:P:")) != -1) {
 		switch (opt) {
+		case 'A':
+			if (inet_pton(AF_INET, optarg, &from.a4) == 1) {
+				from.family = AF_INET;
+			} else if (inet_pton(AF_INET6, optarg, &from.a6) == 1) {
+				from.family = AF_INET6;
+			} else {
+				fprintf(stderr, "mrc_inject: bad -A \"%s\"\n",
+					optarg);
+				return 1;
+			}
+			break;
+		case 'N':
+			naddr = num(optarg, 1UL << 24, "address count");
+			break;
+		case 'P':
+			nports = num(optarg, 65535, "port count");
+			break;
 		case 'c':
 			count = num(optarg, 1000000, "count");
 			break;
@@ -397,9 +493,25 @@ int main(int argc, char **argv)
 		sslen = sizeof(*s4);
 	}
 
+	if ((from.family || naddr > 1) && from.family != ss.ss_family) {
+		fprintf(stderr,
+			"mrc_inject: -N needs -A, of ADDRESS's family\n");
+		return 1;
+	}
+	if (!naddr || !nports || f.sport + nports - 1 > 65535)
+		usage();
+	sport0 = f.sport;
+
 	fd = socket(ss.ss_family, SOCK_DGRAM, 0);
 	if (fd < 0) {
 		perror("mrc_inject: socket");
+		return 1;
+	}
+	/* An address of a local route is no address of an interface. */
+	if (from.family == AF_INET6 &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_FREEBIND, &(int){ 1 },
+		       sizeof(int))) {
+		perror("mrc_inject: IPV6_FREEBIND");
 		return 1;
 	}
 	for (a = optind + 1; a < argc; a++) {
@@ -414,27 +526,30 @@ int main(int argc, char **argv)
 		}
 		e0 = sweep ? 1 : f.epoch;
 		e1 = sweep ? 65535 : f.epoch;
-		for (e = e0; e <= e1; e++) {
-			f.epoch = e;
+		ne = e1 - e0 + 1;
+		sent = 0;
+		/* Each address, each of its ports, each epoch. */
+		for (j = 0; j < naddr * nports * ne; j++) {
+			f.sport = sport0 + (j / ne) % nports;
+			f.epoch = e0 + j % ne;
 			build(k, &f, buf);
-			for (i = 0; i < count; i++) {
-				if (sendto(fd, buf, k->len, 0,
-					   (struct sockaddr *)&ss, sslen) !=
-				    (ssize_t)k->len) {
-					fprintf(stderr,
-						"mrc_inject: sendto %s port %lu: %s\n",
-						addr, port, strerror(errno));
-					return 1;
-				}
-			}
+			for (i = 0; i < count; i++, sent++)
+				if (send_one(fd, buf, k->len, &ss, sslen, &from,
+					     j / (nports * ne)))
+					goto send_err;
 		}
 		printf("sent %lu x %s (%u bytes) to %s port %lu\n",
-		       count * (e1 - e0 + 1), k->name, k->len, addr, port);
+		       sent, k->name, k->len, addr, port);
 	}
 	close(fd);
 	return 0;
 
 bad_addr:
 	fprintf(stderr, "mrc_inject: bad address \"%s\"\n", addr);
+	return 1;
+
+send_err:
+	fprintf(stderr, "mrc_inject: sendto %s port %lu: %s\n", addr, port,
+		strerror(errno));
 	return 1;
 }

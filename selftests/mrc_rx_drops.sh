@@ -18,9 +18,11 @@
 # bound (rx_drop_no_qp); payload past the message length, an offset past
 # it, a length over max-msg-size (rx_drop_malformed); a PSN far beyond
 # the window (rx_drop_out_of_window); the last PSN of the 256-PSN window
-# (held) and the first beyond it (rx_drop_out_of_window).  Each moves its
-# counter by exactly the number sent and no other.  And the drops freed in
-# mrc's code carry their reason to the skb:kfree_skb tracepoint.
+# (held) and the first beyond it (rx_drop_out_of_window); from senders
+# with no queue pair, data without the start flag or beyond the first
+# window, which cannot open one (rx_drop_no_start).  Each moves its
+# counter by exactly the number sent and no other.  And the drops freed
+# in mrc's code carry their reason to the skb:kfree_skb tracepoint.
 #
 # Both namespaces listen (config set listen 1): port 4791 is open with no
 # mrc socket, as the packets to no socket need.
@@ -43,11 +45,11 @@ ip link set lo up || mrc_die "cannot bring lo up"
 COUNTERS=(rx_packets rx_bytes rx_drop_short rx_drop_bad_version
 	rx_drop_bad_opcode rx_drop_no_qp rx_drop_malformed
 	rx_drop_out_of_window rx_drop_no_mem rx_dup_packets rx_data_packets
-	rx_msgs nack_tx total_probe_pkts_rx probe_resp_tx)
+	rx_msgs nack_tx total_probe_pkts_rx probe_resp_tx rx_drop_no_start)
 # Where every received packet ends up, exactly one of these.
 FATES=(rx_drop_short rx_drop_bad_version rx_drop_bad_opcode rx_drop_no_qp
 	rx_drop_malformed rx_drop_out_of_window rx_drop_no_mem rx_dup_packets
-	rx_data_packets total_probe_pkts_rx)
+	rx_data_packets total_probe_pkts_rx rx_drop_no_start)
 
 # kind, UDP payload bytes, the drop counter it must land in.  Expected
 # values written out here, not taken from mrc_inject -l.
@@ -351,10 +353,21 @@ if mrc_veth_pair "$MRC_IN_NETNS" "$peer"; then
 		inj "$addr" -q "$PORT" -s "$sp" -c 2 data-too-big
 		expect_deltas "$addr: 2 x message length max-msg-size + 1" \
 			rx_packets=2 rx_bytes=192 rx_drop_malformed=2
-		inj "$addr" -q "$PORT" -s "$sp" -c 5 data-oow
-		expect_deltas "$addr: 5 x PSN 65536, beyond the window" \
-			rx_packets=5 rx_bytes=480 rx_drop_out_of_window=5 \
-			nack_tx=5
+		# Beyond the window of a queue pair: from a new sender, back
+		# to back with the message that opens it (the one above may
+		# have closed by now, idle while the counters were read).
+		inj "$addr" -q "$PORT" -s $((sp + 400)) data data-oow data-oow \
+			data-oow data-oow data-oow
+		expect_deltas "$addr: a message, then 5 x PSN 65536, beyond the window" \
+			rx_packets=6 rx_bytes=576 rx_data_packets=1 rx_msgs=1 \
+			rx_drop_out_of_window=5 nack_tx=5
+		# From senders with no queue pair here: data that could not
+		# start one (no start flag; a PSN beyond the first window)
+		# allocates nothing, and draws NACK 0x0B.
+		inj "$addr" -q "$PORT" -s $((sp + 200)) -c 2 data-nostart
+		inj "$addr" -q "$PORT" -s $((sp + 300)) -c 3 data-oow
+		expect_deltas "$addr: 2 x no start flag, 3 x PSN 65536, no queue pair" \
+			rx_packets=5 rx_bytes=480 rx_drop_no_start=5 nack_tx=5
 		# The window's edge (abi.md: PSN >= cumulative + 1 + 256 is
 		# out), from a new sender, back to back: a message (PSN 0),
 		# so cumulative PSN 0; PSN 256, the window's last (held out
@@ -369,10 +382,12 @@ if mrc_veth_pair "$MRC_IN_NETNS" "$peer"; then
 	mrc_kill_pid "$hold_pid"
 	want="bound $PORT
 msg inet 64 $MRC_IP4_B 7001 c0c1c2c3c4c5c6c7
+msg inet 64 $MRC_IP4_B 7401 c0c1c2c3c4c5c6c7
 msg inet 64 $MRC_IP4_B 7101 c0c1c2c3c4c5c6c7
 msg inet6 64 $MRC_IP6_B 7002 c0c1c2c3c4c5c6c7
+msg inet6 64 $MRC_IP6_B 7402 c0c1c2c3c4c5c6c7
 msg inet6 64 $MRC_IP6_B 7102 c0c1c2c3c4c5c6c7"
-	chk_same "the bound socket received exactly the four whole messages" \
+	chk_same "the bound socket received exactly the six whole messages" \
 		"$(cat "$hold_out")" "$want"
 	ip -n "$peer" link del "$MRC_VETH_B"
 else

@@ -80,6 +80,8 @@ struct mrc_stats {
  * @peers: destination states by remote address, read under RCU
  * @peer_key: siphash key of @peers: a remote address picks no bucket
  * @nr_peers: destination states in @peers
+ * @srcs: how many queue pairs each source of packets opened (struct
+ *	mrc_src, by IPv4 address or IPv6 /64), under @peer_lock
  * @probe_timer: sends probes while some destination has a value
  *	assumed bad (softirq context)
  * @probe_lock: guards @probe_armed, @probe_kick and @probe_stop
@@ -115,6 +117,7 @@ struct mrc_net {
 	DECLARE_HASHTABLE(peers, MRC_PEER_HASH_BITS);
 	siphash_key_t peer_key;
 	u32 nr_peers;
+	DECLARE_HASHTABLE(srcs, MRC_PEER_HASH_BITS);
 	struct hrtimer probe_timer;
 	spinlock_t probe_lock;	/* guards probe_armed, _kick, _stop */
 	bool probe_armed;
@@ -123,6 +126,8 @@ struct mrc_net {
 	struct net *net;
 	struct ratelimit_state mon_rs;
 };
+
+struct mrc_src;
 
 /**
  * struct mrc_peer_ev - what a destination keeps of one value of its
@@ -228,6 +233,24 @@ struct mrc_peer {
  */
 #define MRC_MAX_QPS_PER_SOCK	1024
 #define MRC_MAX_QPS_PER_NET	16384
+/* Queue pairs the packets of one source may open in a namespace (the
+ * remote mrc port is as free to choose as a UDP port): one source cannot
+ * take a socket's whole table.  A source is an IPv4 address or an IPv6
+ * /64, which one host may hold whole.  Those a local sender opens are
+ * not counted.
+ */
+#define MRC_MAX_QPS_PER_ADDR	64
+/* Queue pairs a full table looks at for one to evict (a bounded
+ * sample, not the whole table, from softirq context).
+ */
+#define MRC_EVICT_SCAN		32
+/* Packets of its incarnation a QP with a message half received must
+ * have placed for a full table to keep it (until its sender stalls,
+ * see mrc_qp_rx_evict()): a real sender's first window is more than
+ * one packet, and a forged first packet of a long message that never
+ * goes on must not hold a place cheaply.
+ */
+#define MRC_EVICT_PARTIAL_PKTS	2
 /* NACKs a namespace sends per second for data to no socket. */
 #define MRC_REFUSE_PER_SEC	1000
 /* The retransmission timeout before any RTT sample: long enough for the
@@ -343,6 +366,10 @@ struct mrc_qp {
 	struct mrc_sock *ms;
 	struct mrc_net *mn;
 	struct mrc_peer *peer;	/* NULL once closed */
+	/* The count of the source whose packet opened it; NULL if a local
+	 * send did.  Under mrc_net.peer_lock.
+	 */
+	struct mrc_src *src;
 	struct list_head peer_node;	/* in peer->qps, under its lock */
 
 	u32 qpn;
@@ -394,10 +421,15 @@ struct mrc_qp {
 	unsigned long pmtu_since;	/* jiffies */
 	u32 high_sacked;	/* one past the highest PSN known received */
 	bool tx_synced;		/* the peer acknowledged data of the epoch */
+	bool proven;		/* ... of any epoch: it receives what we
+				 * send, and a full table keeps it
+				 */
 	u32 reorder;		/* SACK gap depth taken as reordering */
 	u32 rto_floor_us;	/* least RTO, raised by spurious timeouts */
 	u32 rto_lo, rto_hi;	/* PSNs in flight at the last timeout */
-	struct mrc_tx_pkt *ring;
+	struct mrc_tx_pkt *ring;	/* MRC_WINDOW entries, from the first
+					 * send: NULL while tx_epoch is 0
+					 */
 	struct mrc_cc cc;	/* the window: include/mrc/cc.h */
 	u32 srtt_us;
 	u32 rttvar_us;
@@ -426,6 +458,20 @@ struct mrc_qp {
 	u32 rx_charge;		/* bytes those are charged */
 	bool rx_wait;		/* its next message in order waits for room */
 	unsigned long rx_progress;	/* jiffies: data last placed */
+	/* jiffies: data last placed, or the QP opened; not moved by a
+	 * window update or a duplicate, which anyone may replay: how
+	 * recent its peer is, when a full table picks one to evict
+	 */
+	unsigned long rx_fresh;
+	u32 rx_placed;		/* packets placed in this incarnation */
+	bool rx_stalled;	/* its partial messages were dropped once,
+				 * their sender stalled: a message half
+				 * received keeps it no longer
+				 */
+	bool rx_delivered;	/* a message of the peer's completed: weak
+				 * proof (a blind sender can complete one),
+				 * which a full table evicts last
+				 */
 	unsigned long *rx_bitmap;	/* PSNs held: include/mrc/rxwin.h */
 	struct mrc_rx_msg **rx_slots;
 
@@ -577,6 +623,11 @@ struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
 				    const struct mrc_local *l,
 				    const struct in6_addr *addr, u16 port,
 				    gfp_t gfp);
+struct mrc_qp *mrc_qp_rx_open(struct mrc_sock *ms,
+			      const struct mrc_local *l,
+			      const struct in6_addr *addr, u16 port);
+struct mrc_tx_pkt *mrc_qp_ring_alloc(struct mrc_qp *qp);
+bool mrc_qp_table_full(struct mrc_sock *ms);
 void mrc_qp_put(struct mrc_qp *qp);
 bool mrc_qp_kill(struct mrc_qp *qp, bool if_idle);
 void mrc_qp_close_all(struct mrc_sock *ms);
@@ -588,7 +639,7 @@ void mrc_rx_msg_free(struct mrc_sock *ms, struct mrc_rx_msg *m);
 /* peer.c */
 void mrc_peer_net_init(struct mrc_net *mn);
 void mrc_peer_net_exit(struct mrc_net *mn);
-int mrc_peer_attach(struct mrc_qp *qp, gfp_t gfp);
+int mrc_peer_attach(struct mrc_qp *qp, gfp_t gfp, bool rx);
 void mrc_peer_detach(struct mrc_qp *qp);
 u16 mrc_peer_entropy(struct mrc_qp *qp, bool data);
 void mrc_peer_tx_value(struct mrc_qp *qp, u16 ev);

@@ -65,6 +65,10 @@ static const char * const mrc_stat_names[__MRC_STAT_MAX] = {
 	[MRC_STAT_RX_DROP_FILTER]	= "rx_drop_filter",
 	[MRC_STAT_RX_TRIMMED]		= "rx_trimmed",
 	[MRC_STAT_ECN_SKIP_TX]		= "ecn_skip_tx",
+	[MRC_STAT_RX_DROP_NO_START]	= "rx_drop_no_start",
+	[MRC_STAT_RX_DROP_ADDR_LIMIT]	= "rx_drop_addr_limit",
+	[MRC_STAT_RX_DROP_QP_LIMIT]	= "rx_drop_qp_limit",
+	[MRC_STAT_QP_EVICTED]		= "qp_evicted",
 };
 
 #endif /* _MRC_STAT_NAMES_H */

@@ -24,6 +24,43 @@ static u32 mrc_peer_hash(struct mrc_net *mn, const struct in6_addr *addr)
 }
 
 /**
+ * struct mrc_src - the queue pairs one source's packets opened
+ * @node: in mrc_net.srcs
+ * @key: the source: an IPv4 address (v4-mapped), or an IPv6 /64 (the
+ *	interface identifier zeroed), which one host may hold whole
+ * @nr_qps: the queue pairs open that its packets opened; the entry goes
+ *	with the last
+ *
+ * Guarded by mrc_net.peer_lock, as the peers are; never read under RCU.
+ */
+struct mrc_src {
+	struct hlist_node node;
+	struct in6_addr key;
+	u32 nr_qps;
+};
+
+static void mrc_src_key(const struct in6_addr *addr, struct in6_addr *key)
+{
+	*key = *addr;
+	if (!ipv6_addr_v4mapped(addr)) {
+		key->s6_addr32[2] = 0;
+		key->s6_addr32[3] = 0;
+	}
+}
+
+/* Under mrc_net.peer_lock: the entry of @key, or NULL. */
+static struct mrc_src *mrc_src_find(struct mrc_net *mn,
+				    const struct in6_addr *key, u32 h)
+{
+	struct mrc_src *src;
+
+	hash_for_each_possible(mn->srcs, src, node, h)
+		if (ipv6_addr_equal(&src->key, key))
+			return src;
+	return NULL;
+}
+
+/**
  * mrc_peer_net_init() - set up a namespace's peer table and probe timer
  * @mn: the namespace's state
  */
@@ -31,6 +68,7 @@ void mrc_peer_net_init(struct mrc_net *mn)
 {
 	spin_lock_init(&mn->peer_lock);
 	hash_init(mn->peers);
+	hash_init(mn->srcs);
 	get_random_bytes(&mn->peer_key, sizeof(mn->peer_key));
 	spin_lock_init(&mn->probe_lock);
 	hrtimer_init(&mn->probe_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
@@ -99,27 +137,52 @@ static struct mrc_peer *mrc_peer_alloc(struct mrc_qp *qp, gfp_t gfp)
  * mrc_peer_attach() - attach a new queue pair to its destination's state
  * @qp: the queue pair, not yet visible to anyone
  * @gfp: allocation flags, should the destination be new
+ * @rx: a peer's packet opens it: counted against its source, which may
+ *	have MRC_MAX_QPS_PER_ADDR open so at most (those a local send
+ *	opened are not counted)
  *
- * Return: 0, or -ENOBUFS.
+ * Return: 0, -ENOBUFS, or -EDQUOT if the source has its share already.
  */
-int mrc_peer_attach(struct mrc_qp *qp, gfp_t gfp)
+int mrc_peer_attach(struct mrc_qp *qp, gfp_t gfp, bool rx)
 {
 	struct mrc_net *mn = qp->mn;
-	u32 h = mrc_peer_hash(mn, &qp->raddr);
+	u32 h = mrc_peer_hash(mn, &qp->raddr), hs = 0;
+	struct mrc_src *src = NULL, *new_src = NULL;
 	struct mrc_peer *p, *new = NULL;
+	struct in6_addr key;
 
+	if (rx) {
+		mrc_src_key(&qp->raddr, &key);
+		hs = mrc_peer_hash(mn, &key);
+	}
 again:
 	spin_lock_bh(&mn->peer_lock);
+	if (rx) {
+		src = mrc_src_find(mn, &key, hs);
+		if (src && src->nr_qps >= MRC_MAX_QPS_PER_ADDR) {
+			spin_unlock_bh(&mn->peer_lock);
+			kfree(new);
+			kfree(new_src);
+			return -EDQUOT;
+		}
+		if (!src && !new_src) {
+			/* Allocated unlocked: the lookup is made again. */
+			spin_unlock_bh(&mn->peer_lock);
+			new_src = kmalloc(sizeof(*new_src), gfp | __GFP_NOWARN);
+			if (!new_src)
+				goto nomem;
+			goto again;
+		}
+	}
 	hash_for_each_possible(mn->peers, p, node, h)
 		if (p->family == qp->family &&
 		    ipv6_addr_equal(&p->addr, &qp->raddr))
 			goto found;
 	if (!new) {
-		/* Allocated unlocked: the lookup is made again after. */
 		spin_unlock_bh(&mn->peer_lock);
 		new = mrc_peer_alloc(qp, gfp);
 		if (!new)
-			return -ENOBUFS;
+			goto nomem;
 		goto again;
 	}
 	p = new;
@@ -128,6 +191,16 @@ again:
 	mn->nr_peers++;
 	mrc_stat_inc(mn, MRC_STAT_PEER_OPENED);
 found:
+	if (rx && !src) {
+		src = new_src;
+		new_src = NULL;
+		src->key = key;
+		src->nr_qps = 0;
+		hash_add(mn->srcs, &src->node, hs);
+	}
+	if (src)
+		src->nr_qps++;
+	qp->src = src;
 	p->nr_qps++;
 	spin_lock(&p->lock);
 	list_add_tail(&qp->peer_node, &p->qps);
@@ -135,7 +208,13 @@ found:
 	spin_unlock_bh(&mn->peer_lock);
 	qp->peer = p;
 	kfree(new);
+	kfree(new_src);
 	return 0;
+
+nomem:
+	kfree(new);
+	kfree(new_src);
+	return -ENOBUFS;
 }
 
 /**
@@ -147,6 +226,7 @@ found:
 void mrc_peer_detach(struct mrc_qp *qp)
 {
 	struct mrc_net *mn = qp->mn;
+	struct mrc_src *src;
 	struct mrc_peer *p;
 	bool last;
 
@@ -161,6 +241,12 @@ void mrc_peer_detach(struct mrc_qp *qp)
 	spin_lock(&p->lock);
 	list_del(&qp->peer_node);
 	spin_unlock(&p->lock);
+	src = qp->src;
+	qp->src = NULL;
+	if (src && !--src->nr_qps) {
+		hash_del(&src->node);
+		kfree(src);
+	}
 	last = !--p->nr_qps;
 	if (last) {
 		hash_del_rcu(&p->node);

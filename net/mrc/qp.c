@@ -16,6 +16,7 @@
  * grace period, and the QP's reference on its socket with it.
  */
 #include <linux/random.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <net/ip.h>
 
@@ -100,20 +101,76 @@ void mrc_qp_put(struct mrc_qp *qp)
 	call_rcu(&qp->rcu, mrc_qp_free_rcu);
 }
 
+/* A QP's memory is charged to the memory cgroup of its socket
+ * (sk_memcg, which sk_alloc() took from the socket's creator where that
+ * cgroup accounts socket memory), as its buffers are, whichever context
+ * allocates it.  In softirq context, where a peer's packet opens a QP,
+ * __GFP_ACCOUNT alone would charge nobody (there is no task, and the
+ * interrupted one has nothing to do with it): the socket's cgroup is
+ * made the active one around the allocation.  Without sk_memcg (the
+ * root cgroup, or cgroup v1 without kmem.tcp) a QP is charged as the
+ * socket's buffers are: in softirq context to nobody, in sendmsg() to
+ * the sender's cgroup.
+ */
+static struct mem_cgroup *mrc_qp_memcg_enter(struct mrc_sock *ms,
+					     struct mem_cgroup **old)
+{
+	/* Set by sk_alloc(), for the socket's life. */
+	struct mem_cgroup *memcg = mrc_to_sk(ms)->sk_memcg;
+
+	if (memcg)
+		*old = set_active_memcg(memcg);
+	return memcg;
+}
+
+static void mrc_qp_memcg_leave(struct mem_cgroup *memcg,
+			       struct mem_cgroup *old)
+{
+	if (memcg)
+		set_active_memcg(old);
+}
+
+/**
+ * mrc_qp_ring_alloc() - the scoreboard of a queue pair's sending direction
+ * @qp: the queue pair, not locked
+ *
+ * Allocated on its first send (see mrc_qp_send()), not with the QP: most
+ * QPs a peer opens only receive.
+ *
+ * Context: process context (sendmsg()).
+ *
+ * Return: MRC_WINDOW zeroed entries, charged as the QP, or NULL.
+ */
+struct mrc_tx_pkt *mrc_qp_ring_alloc(struct mrc_qp *qp)
+{
+	struct mem_cgroup *memcg, *old = NULL;
+	struct mrc_tx_pkt *ring;
+
+	memcg = mrc_qp_memcg_enter(qp->ms, &old);
+	ring = kcalloc(MRC_WINDOW, sizeof(*ring), GFP_KERNEL_ACCOUNT);
+	mrc_qp_memcg_leave(memcg, old);
+	return ring;
+}
+
 static struct mrc_qp *mrc_qp_alloc(struct mrc_sock *ms,
 				   const struct mrc_local *l,
 				   const struct in6_addr *addr, u16 port,
 				   gfp_t gfp)
 {
+	struct mem_cgroup *memcg, *old = NULL;
 	struct mrc_qp *qp;
 
+	memcg = mrc_qp_memcg_enter(ms, &old);
+	gfp |= __GFP_ACCOUNT;
 	qp = kzalloc(sizeof(*qp), gfp);
+	if (qp) {
+		qp->rx_bitmap = bitmap_zalloc(MRC_WINDOW, gfp);
+		qp->rx_slots = kcalloc(MRC_WINDOW, sizeof(*qp->rx_slots), gfp);
+	}
+	mrc_qp_memcg_leave(memcg, old);
 	if (!qp)
 		return NULL;
-	qp->ring = kcalloc(MRC_WINDOW, sizeof(*qp->ring), gfp);
-	qp->rx_bitmap = bitmap_zalloc(MRC_WINDOW, gfp);
-	qp->rx_slots = kcalloc(MRC_WINDOW, sizeof(*qp->rx_slots), gfp);
-	if (!qp->ring || !qp->rx_bitmap || !qp->rx_slots) {
+	if (!qp->rx_bitmap || !qp->rx_slots) {
 		mrc_qp_free_rcu(&qp->rcu);
 		return NULL;
 	}
@@ -136,6 +193,7 @@ static struct mrc_qp *mrc_qp_alloc(struct mrc_sock *ms,
 	qp->rx_ackreq = MRC_PSN_MASK;
 	qp->last_tx = jiffies;
 	qp->last_rx = jiffies;
+	qp->rx_fresh = jiffies;
 	return qp;
 }
 
@@ -170,27 +228,155 @@ static void mrc_qp_gen_bump(struct mrc_net *mn)
 		mn->qp_gen = 1;
 }
 
-/**
- * mrc_qp_get_or_create() - the socket's QP to a remote socket, opened now
- * if there is none
- * @ms: the socket
- * @l: the local end, as for mrc_qp_lookup(): a new QP takes it, or if
- *	it leaves the address open, the route's source (see
- *	mrc_qp_pick_laddr())
- * @addr: remote address (IPv4 v4-mapped)
- * @port: remote mrc port
- * @gfp: allocation flags for a new QP
- *
- * Return: the QP with a reference the caller puts, or ERR_PTR: -ENOBUFS,
- * -EPIPE when the socket is closing, -EMFILE at the QP limit.
+/* The rest of closing @qp, dead and off its socket's table: off the
+ * namespace's, its timers stopped, what it holds dropped, its
+ * destination told.  The tables' reference is the caller's to put.
+ * Waits for a timer callback running elsewhere, if any: not from
+ * softirq context unless its timers are known idle (mrc_qp_evictable()).
  */
-struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
-				    const struct mrc_local *l,
-				    const struct in6_addr *addr, u16 port,
-				    gfp_t gfp)
+static void mrc_qp_finish(struct mrc_qp *qp)
 {
+	struct mrc_net *mn = qp->mn;
+
+	spin_lock_bh(&mn->qp_lock);
+	xa_erase(&mn->qps, qp->qpn);
+	mrc_qp_gen_bump(mn);
+	spin_unlock_bh(&mn->qp_lock);
+	atomic_dec(&mn->nr_qps);
+
+	hrtimer_cancel(&qp->rto_timer);
+	hrtimer_cancel(&qp->ack_timer);
+
+	spin_lock_bh(&qp->lock);
+	mrc_qp_tx_purge(qp);
+	mrc_qp_rx_purge(qp);
+	__skb_queue_purge(&qp->xq);
+	mrc_qp_stat_inc(qp, MRC_STAT_QP_CLOSED);
+	mrc_peer_learn(qp);
+	spin_unlock_bh(&qp->lock);
+	/* Its destination's state goes with the last QP to it. */
+	mrc_peer_detach(qp);
+}
+
+/* Under the socket's lock and the QP's: may @qp be closed to make room
+ * for a new peer?  Only one the peer never answered (it may be forged:
+ * an address that sends and never receives), with nothing of ours to
+ * send nor room reserved for a message about to be (mrc_sendmsg()), and
+ * no timer armed: marked dead under its lock, nothing arms them again,
+ * so closing it needs no wait (see mrc_qp_finish()).  Nor one with a
+ * message half received whose sender placed more than its first packet:
+ * closing it would reset a live sender (its next packet draws NACK
+ * 0x0B); it is held until its sender stalls and the reaper drops its
+ * partial messages (mrc_qp_rx_evict(), which a full table triggers),
+ * and never again after that: a sender replaying its first packets of
+ * a new incarnation every stall period would keep it for ever.
+ */
+static bool mrc_qp_evictable(struct mrc_qp *qp)
+{
+	return !qp->dead && !qp->proven && !qp->tx_held &&
+	       list_empty(&qp->tx_queue) &&
+	       skb_queue_empty(&qp->xq) && !qp->xmitting &&
+	       !hrtimer_active(&qp->rto_timer) &&
+	       !hrtimer_active(&qp->ack_timer) &&
+	       (!qp->rx_partial || qp->rx_placed < MRC_EVICT_PARTIAL_PKTS ||
+		qp->rx_stalled);
+}
+
+/* Of two evictable QPs, whether the one last heard from with new data
+ * (or last sending) at @la, which completed a message of its peer if
+ * @da, goes before the one of @lb and @db: one that never completed a
+ * message first, then the one idle the longest.
+ */
+static bool mrc_qp_evict_before(bool da, unsigned long la, bool db,
+				unsigned long lb)
+{
+	if (da != db)
+		return !da;
+	return time_before(la, lb);
+}
+
+/* Under the socket's lock, its table full: a QP to close for a new
+ * peer, taken off the table (dead, the socket's count down by one), or
+ * NULL.  Of up to MRC_EVICT_SCAN QPs from a random bucket on (not the
+ * whole table: this runs for each packet of a flood), the evictable one
+ * first in mrc_qp_evict_before() order: a real peer in the middle of a
+ * transfer is recent (its duplicates, which anyone could replay, do not
+ * count), a forged source that sent a first packet and nothing since is
+ * not, and a new real peer is never refused because forgeries came
+ * first.
+ */
+static struct mrc_qp *mrc_qp_evict_one(struct mrc_sock *ms)
+{
+	u32 nb = HASH_SIZE(ms->qps), start = get_random_u32_below(nb), b;
+	struct mrc_qp *qp, *victim = NULL;
+	unsigned long vlast = 0;
+	bool vdel = false;
+	u32 seen = 0;
+
+	for (b = 0; b < nb && seen < MRC_EVICT_SCAN; b++) {
+		hlist_for_each_entry(qp, &ms->qps[(start + b) % nb], node) {
+			unsigned long last;
+			bool ok, del;
+
+			if (seen++ == MRC_EVICT_SCAN)
+				break;
+			spin_lock(&qp->lock);
+			ok = mrc_qp_evictable(qp);
+			del = qp->rx_delivered;
+			last = time_after(qp->rx_fresh, qp->last_tx) ?
+			       qp->rx_fresh : qp->last_tx;
+			spin_unlock(&qp->lock);
+			if (ok && (!victim ||
+				   mrc_qp_evict_before(del, last, vdel,
+						       vlast))) {
+				victim = qp;
+				vlast = last;
+				vdel = del;
+			}
+		}
+	}
+	if (!victim)
+		return NULL;
+	/* Unlocked since it was looked at: it may have moved since. */
+	spin_lock(&victim->lock);
+	if (!mrc_qp_evictable(victim)) {
+		spin_unlock(&victim->lock);
+		return NULL;
+	}
+	WRITE_ONCE(victim->dead, true);
+	mrc_qp_stat_inc(victim, MRC_STAT_QP_EVICTED);
+	/* A first packet placed alone, dropped with its QP. */
+	if (victim->rx_partial)
+		mrc_qp_stat_add(victim, MRC_STAT_RX_EVICTED,
+				victim->rx_partial);
+	spin_unlock(&victim->lock);
+	hash_del_rcu(&victim->node);
+	ms->nr_qps--;
+	return victim;
+}
+
+/**
+ * mrc_qp_table_full() - whether a new QP of a socket must take the place
+ * of one (mrc_qp_evict_one())
+ * @ms: the socket
+ *
+ * Context: any; read without the socket's lock, a hint outside it.
+ *
+ * Return: true if the socket's table, or its namespace's, is full.
+ */
+bool mrc_qp_table_full(struct mrc_sock *ms)
+{
+	return READ_ONCE(ms->nr_qps) >= MRC_MAX_QPS_PER_SOCK ||
+	       atomic_read(&ms->mn->nr_qps) >= MRC_MAX_QPS_PER_NET;
+}
+
+static struct mrc_qp *mrc_qp_open(struct mrc_sock *ms,
+				  const struct mrc_local *l,
+				  const struct in6_addr *addr, u16 port,
+				  gfp_t gfp, bool rx)
+{
+	struct mrc_qp *qp, *new, *victim = NULL;
 	struct mrc_net *mn = ms->mn;
-	struct mrc_qp *qp, *new;
 	void *old;
 	int ret;
 
@@ -211,17 +397,20 @@ struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
 	if (ipv6_addr_any(&l->addr))
 		mrc_qp_pick_laddr(new);
 	/* Its number, reserved here where @gfp may sleep: storing the QP
-	 * at it below, under the locks, allocates nothing.
+	 * at it below, under the locks, allocates nothing.  The tables are
+	 * the namespace's: not charged to this socket's cgroup.
 	 */
+	gfp &= ~__GFP_ACCOUNT;
 	if (xa_alloc_cyclic_bh(&mn->qps, &new->qpn, NULL,
 			       XA_LIMIT(1, MRC_QPN_MASK), &mn->next_qpn,
 			       gfp) < 0) {
 		mrc_qp_free_rcu(&new->rcu);
 		return ERR_PTR(-ENOBUFS);
 	}
-	if (mrc_peer_attach(new, gfp)) {
+	ret = mrc_peer_attach(new, gfp, rx);
+	if (ret) {
 		mrc_qp_discard(new);
-		return ERR_PTR(-ENOBUFS);
+		return ERR_PTR(ret);
 	}
 
 	spin_lock_bh(&ms->lock);
@@ -237,9 +426,15 @@ struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
 			return qp;
 		}
 	}
-	ret = ms->closing ? -EPIPE :
-	      ms->nr_qps >= MRC_MAX_QPS_PER_SOCK ||
-	      atomic_read(&mn->nr_qps) >= MRC_MAX_QPS_PER_NET ? -EMFILE : 0;
+	ret = ms->closing ? -EPIPE : 0;
+	/* A full table makes room if it can: by a QP of this socket, for
+	 * a peer's packet or a local send alike.
+	 */
+	if (!ret && mrc_qp_table_full(ms)) {
+		victim = mrc_qp_evict_one(ms);
+		if (!victim)
+			ret = -EMFILE;
+	}
 	if (ret) {
 		spin_unlock_bh(&ms->lock);
 		mrc_peer_detach(new);
@@ -260,12 +455,68 @@ struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
 	atomic_inc(&mn->nr_qps);
 	spin_unlock_bh(&ms->lock);
 
+	if (victim) {
+		mrc_qp_finish(victim);
+		mrc_qp_put(victim);
+	}
 	spin_lock_bh(&new->lock);
 	mrc_qp_stat_inc(new, MRC_STAT_QP_OPENED);
 	spin_unlock_bh(&new->lock);
 	queue_delayed_work(system_wq, &mn->reaper,
 			   msecs_to_jiffies(MRC_EPOCH_IDLE_MS / 4));
 	return new;
+}
+
+/**
+ * mrc_qp_get_or_create() - the socket's QP to a remote socket, opened now
+ * if there is none, for a local send
+ * @ms: the socket
+ * @l: the local end, as for mrc_qp_lookup(): a new QP takes it, or if
+ *	it leaves the address open, the route's source (see
+ *	mrc_qp_pick_laddr())
+ * @addr: remote address (IPv4 v4-mapped)
+ * @port: remote mrc port
+ * @gfp: allocation flags for a new QP
+ *
+ * With the socket's (or namespace's) table full, a QP of the socket that
+ * its peer never answered and that is idle goes to make room.
+ *
+ * Return: the QP with a reference the caller puts, or ERR_PTR: -ENOBUFS,
+ * -EPIPE when the socket is closing, -EMFILE at the QP limit.
+ */
+struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
+				    const struct mrc_local *l,
+				    const struct in6_addr *addr, u16 port,
+				    gfp_t gfp)
+{
+	return mrc_qp_open(ms, l, addr, port, gfp, false);
+}
+
+/**
+ * mrc_qp_rx_open() - the socket's QP to a remote socket whose packet may
+ * start one, opened now if there is none
+ * @ms: the socket
+ * @l: the local end: the address (and link) the packet came to
+ * @addr: remote address (IPv4 v4-mapped)
+ * @port: remote mrc port
+ *
+ * As mrc_qp_get_or_create(), but the packets of one source (an IPv4
+ * address, an IPv6 /64) may open MRC_MAX_QPS_PER_ADDR of the namespace's
+ * QPs at most: its mrc port is as free to choose as a UDP port, and one
+ * source must not fill a table.  Those a local send opened to it are not
+ * counted.
+ *
+ * Context: softirq context, under rcu_read_lock().
+ *
+ * Return: the QP with a reference the caller puts, or ERR_PTR: as
+ * mrc_qp_get_or_create(), or -EDQUOT at the source's limit.
+ */
+struct mrc_qp *mrc_qp_rx_open(struct mrc_sock *ms,
+			      const struct mrc_local *l,
+			      const struct in6_addr *addr, u16 port)
+{
+	return mrc_qp_open(ms, l, addr, port, GFP_ATOMIC | __GFP_NOWARN,
+			   true);
 }
 
 /**
@@ -344,7 +595,6 @@ static bool mrc_qp_idle(struct mrc_qp *qp)
 bool mrc_qp_kill(struct mrc_qp *qp, bool if_idle)
 {
 	struct mrc_sock *ms = qp->ms;
-	struct mrc_net *mn = qp->mn;
 	bool last;
 
 	/* Once dead, nothing is queued, placed or acknowledged on it:
@@ -364,25 +614,7 @@ bool mrc_qp_kill(struct mrc_qp *qp, bool if_idle)
 	last = ms->closing && !ms->nr_qps;
 	spin_unlock_bh(&ms->lock);
 
-	spin_lock_bh(&mn->qp_lock);
-	xa_erase(&mn->qps, qp->qpn);
-	mrc_qp_gen_bump(mn);
-	spin_unlock_bh(&mn->qp_lock);
-	atomic_dec(&mn->nr_qps);
-
-	hrtimer_cancel(&qp->rto_timer);
-	hrtimer_cancel(&qp->ack_timer);
-
-	spin_lock_bh(&qp->lock);
-	mrc_qp_tx_purge(qp);
-	mrc_qp_rx_purge(qp);
-	__skb_queue_purge(&qp->xq);
-	mrc_qp_stat_inc(qp, MRC_STAT_QP_CLOSED);
-	mrc_peer_learn(qp);
-	spin_unlock_bh(&qp->lock);
-	/* Its destination's state goes with the last QP to it. */
-	mrc_peer_detach(qp);
-
+	mrc_qp_finish(qp);
 	if (last)
 		mrc_sock_unbind(ms);
 	mrc_qp_put(qp);

@@ -186,12 +186,17 @@ static void mrc_rx_send_nack(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 	mrc_rx_queue_ack(qp, &a, ctx->entropy, out);
 }
 
-/* A NACK for @reason with no queue pair to send it: for data to a port
- * no socket is bound to (its sender fails its QP, ECONNREFUSED, instead
- * of retrying to its limit), or a trimmed packet of an incarnation this
- * end does not know yet.  No state is kept for it, so the reply is
- * rate-limited per namespace; it is no larger than the packet it
- * answers.
+/* Data no QP takes, answered without state: for a port no socket is
+ * bound to, NACK 0x19 (@reason MRC_NACK_UNEXPECTED), and its sender fails
+ * its QP (ECONNREFUSED) instead of retrying to its limit; for an
+ * incarnation the socket has no QP of, NACK 0x0B (MRC_NACK_PSN_OOW),
+ * and its sender, which lost its peer's state, resets (ECONNRESET); for
+ * a QP there is no room for (its source's share, or a full table), NACK
+ * 0x0A (MRC_NACK_NO_RESOURCE), and its sender waits and retries, to its
+ * persist deadline, rather than time out unanswered; for a trimmed packet
+ * of an incarnation this end does not know yet, the trim NACK.  No state
+ * is kept for it, so the reply is rate-limited per namespace; and it is
+ * no larger than the packet it answers.
  */
 static void mrc_rx_refuse(struct mrc_net *mn, const struct mrc_data_hdr *h,
 			  u8 reason, const struct mrc_rx_ctx *ctx)
@@ -228,6 +233,7 @@ static void mrc_rx_reset(struct mrc_qp *qp, u16 epoch)
 	qp->rx_unacked = 0;
 	qp->rx_ackreq = MRC_PSN_MASK;
 	qp->rx_bytes = 0;
+	qp->rx_placed = 0;
 }
 
 /* Charge @n more bytes of message @m (number @msn) to its socket and its
@@ -382,6 +388,10 @@ static void mrc_rx_complete(struct mrc_qp *qp)
 		/* The socket keeps its charge until it is read. */
 		qp->rx_charge -= m->charge;
 		qp->rcv_msn++;
+		/* Weak proof: a blind sender can complete a message too,
+		 * but one that never does is evicted first.
+		 */
+		qp->rx_delivered = true;
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_MSGS);
 		mrc_sock_deliver(qp->ms, m);
 	}
@@ -545,7 +555,10 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 		goto no_mem;
 	m->rcvd += ctx->len;
 	qp->rx_progress = jiffies;
+	qp->rx_fresh = jiffies;
 	qp->rx_wait = false;
+	if (qp->rx_placed < U32_MAX)
+		qp->rx_placed++;
 
 	mrc_qp_stat_inc(qp, MRC_STAT_RX_DATA_PACKETS);
 	mrc_qp_mon(qp, MRC_MON_DATA_RX, ctx->entropy, h->psn);
@@ -687,6 +700,54 @@ static void mrc_rx_trimmed(struct mrc_net *mn, struct sk_buff *skb,
 	mrc_rx_refuse(mn, h, reason, ctx);
 }
 
+/* Whether data packet @h may start an incarnation of its direction: it
+ * says it is sent before its sender heard from us (the start flag), and
+ * lies in the epoch's first window, its message no later than its PSN
+ * (each message takes one PSN at least, from 0).  Nothing else may open
+ * a QP: any other packet to a QP that does not exist is of an
+ * incarnation that ended here (or never began), and allocating for it
+ * would let every packet of a flood, of any kind, cost a QP.
+ */
+static bool mrc_rx_may_start(const struct mrc_data_hdr *h)
+{
+	return h->flags & MRC_BTH_START && h->psn < MRC_WINDOW &&
+	       h->msn <= h->psn;
+}
+
+/* The QP data packet @h from @ctx's source goes to, with a reference,
+ * opened for it if it may start one; or an ERR_PTR, counted: -EPIPE, no
+ * socket (or one closing) takes it; -ESRCH, it cannot start a QP;
+ * -EDQUOT, its source (address, or IPv6 /64) opened its share of QPs;
+ * -EMFILE, the table is full of QPs too busy to evict; -ENOBUFS, no
+ * memory.
+ */
+static struct mrc_qp *mrc_rx_qp(struct mrc_net *mn, struct mrc_sock *ms,
+				const struct mrc_data_hdr *h,
+				const struct mrc_rx_ctx *ctx)
+{
+	struct mrc_qp *qp;
+
+	qp = ms ? mrc_qp_lookup(ms, &ctx->local, &ctx->saddr, h->sport) :
+		  NULL;
+	if (qp && refcount_inc_not_zero(&qp->ref))
+		return qp;
+	/* A peer new to the socket may be one of a closed socket that the
+	 * port belonged to.
+	 */
+	qp = mrc_superseded_qp(mn, ctx->family, h->dport, &ctx->local,
+			       &ctx->saddr, h->sport, h->epoch);
+	if (qp)
+		return qp;
+	/* A closing socket takes nothing new, whatever the packet: that
+	 * the port is closed is what its sender is told (NACK 0x19).
+	 */
+	if (!ms || READ_ONCE(ms->closing))
+		return ERR_PTR(-EPIPE);
+	if (!mrc_rx_may_start(h))
+		return ERR_PTR(-ESRCH);
+	return mrc_qp_rx_open(ms, &ctx->local, &ctx->saddr, h->sport);
+}
+
 static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 			const u8 *p, struct mrc_rx_ctx *ctx)
 {
@@ -717,26 +778,35 @@ static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 		ctx->drop = SKB_DROP_REASON_SOCKET_FILTER;
 		return;
 	}
-	qp = ms ? mrc_qp_lookup(ms, &ctx->local, &ctx->saddr, h.sport) : NULL;
-	if (qp && !refcount_inc_not_zero(&qp->ref))
-		qp = NULL;
-	/* A peer new to the socket may be one of a closed socket that the
-	 * port belonged to.
-	 */
-	if (!qp)
-		qp = mrc_superseded_qp(mn, ctx->family, h.dport, &ctx->local,
-				       &ctx->saddr, h.sport, h.epoch);
-	if (!qp)
-		qp = ms ? mrc_qp_get_or_create(ms, &ctx->local, &ctx->saddr,
-					       h.sport, GFP_ATOMIC) :
-			  ERR_PTR(-EPIPE);
+	qp = mrc_rx_qp(mn, ms, &h, ctx);
 	if (IS_ERR(qp)) {
-		/* No socket, or one closing with no QP to this peer. */
-		if (PTR_ERR(qp) == -EPIPE) {
+		switch (PTR_ERR(qp)) {
+		case -EPIPE:
+			/* No socket, or one closing with no QP to it. */
 			mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
 			ctx->drop = SKB_DROP_REASON_NO_SOCKET;
 			mrc_rx_refuse(mn, &h, MRC_NACK_UNEXPECTED, ctx);
-		} else {
+			break;
+		case -ESRCH:
+			/* Its sender may have lost our QP (reaped, or its
+			 * socket gone): as a QP would, say the epoch is
+			 * unknown here.
+			 */
+			mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_START);
+			ctx->drop = SKB_DROP_REASON_NO_SOCKET;
+			mrc_rx_refuse(mn, &h, MRC_NACK_PSN_OOW, ctx);
+			break;
+		case -EDQUOT:
+			mrc_stat_inc(mn, MRC_STAT_RX_DROP_ADDR_LIMIT);
+			ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
+			mrc_rx_refuse(mn, &h, MRC_NACK_NO_RESOURCE, ctx);
+			break;
+		case -EMFILE:
+			mrc_stat_inc(mn, MRC_STAT_RX_DROP_QP_LIMIT);
+			ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
+			mrc_rx_refuse(mn, &h, MRC_NACK_NO_RESOURCE, ctx);
+			break;
+		default:
 			mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_MEM);
 			ctx->drop = SKB_DROP_REASON_NOMEM;
 		}
@@ -744,10 +814,12 @@ static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 	}
 
 	spin_lock(&qp->lock);
-	if (qp->dead)
+	if (qp->dead) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
-	else
+		ctx->drop = SKB_DROP_REASON_NO_SOCKET;
+	} else {
 		mrc_qp_rx_data(qp, &h, skb, ctx, &qp->xq);
+	}
 	spin_unlock(&qp->lock);
 	mrc_qp_flush(qp);
 	mrc_qp_put(qp);
@@ -769,10 +841,12 @@ static void mrc_rx_ack(struct mrc_net *mn, const u8 *p, struct mrc_rx_ctx *ctx)
 	}
 
 	spin_lock(&qp->lock);
-	if (qp->dead)
+	if (qp->dead) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
-	else
+		ctx->drop = SKB_DROP_REASON_NO_SOCKET;
+	} else {
 		mrc_qp_rx_ack(qp, &h, &qp->xq);
+	}
 	spin_unlock(&qp->lock);
 	mrc_qp_flush(qp);
 }
@@ -948,8 +1022,11 @@ static bool mrc_rx_over_slow(struct mrc_qp *qp, unsigned long stall,
  *
  * A message is charged as it arrives, so a sender that stops halfway
  * (gone, or forging the first packets of messages it never sends) keeps
- * what it sent charged until its QP closes.  Once room is short (the
- * socket's place beyond SO_RCVBUF is taken, or SO_RCVBUF is full), the
+ * what it sent charged until its QP closes; and a full table may not
+ * evict its QP (mrc_qp_evictable()), which it keeps as long as it
+ * sends duplicates now and then.  Once room is short (the socket's
+ * place beyond SO_RCVBUF is taken, or SO_RCVBUF is full) or its table
+ * of QPs is full, the
  * partial messages of a QP that placed nothing for a stall period
  * (mrc_rx_stall()), and is not waiting for room for its next message in
  * order (then it waits for us, not we for it: until the window update,
@@ -971,7 +1048,8 @@ bool mrc_qp_rx_evict(struct mrc_qp *qp)
 	bool evict;
 
 	if (!atomic_read(&qp->ms->rx_over) &&
-	    atomic64_read(&qp->ms->rx_mem) + PAGE_SIZE <= rcvbuf)
+	    atomic64_read(&qp->ms->rx_mem) + PAGE_SIZE <= rcvbuf &&
+	    !mrc_qp_table_full(qp->ms))
 		return false;
 	stall = mrc_rx_stall(qp);
 	spin_lock_bh(&qp->lock);
@@ -983,6 +1061,8 @@ bool mrc_qp_rx_evict(struct mrc_qp *qp)
 		mrc_qp_stat_add(qp, MRC_STAT_RX_EVICTED, qp->rx_partial);
 		mrc_qp_rx_purge(qp);
 		WRITE_ONCE(qp->rx_open, false);
+		/* A full table may evict it from now on, partial or not. */
+		qp->rx_stalled = true;
 	}
 	spin_unlock_bh(&qp->lock);
 	return evict;

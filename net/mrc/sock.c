@@ -716,6 +716,11 @@ static int mrc_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 		}
 		mrc_qp_tx_reserve(qp, charge, true);
 	}
+	/* No memory for the QP's first send (its scoreboard): the message
+	 * was not taken, and its reservation is given back.
+	 */
+	if (ret)
+		goto err_free;
 	mrc_qp_put(qp);
 	return len;
 

@@ -774,7 +774,8 @@ void mrc_qp_tx_purge(struct mrc_qp *qp)
 	qp->inflight = 0;
 	qp->nr_lost = 0;
 	qp->snd_una = qp->snd_nxt;
-	memset(qp->ring, 0, MRC_WINDOW * sizeof(*qp->ring));
+	if (qp->ring)
+		memset(qp->ring, 0, MRC_WINDOW * sizeof(*qp->ring));
 	mrc_to_sk(qp->ms)->sk_write_space(mrc_to_sk(qp->ms));
 }
 
@@ -953,11 +954,28 @@ void mrc_qp_tx_reset(struct mrc_qp *qp)
  * @qp: the queue pair, not locked; the caller holds a reference
  * @m: the message, which the QP owns from now on when this succeeds
  *
- * Return: 0, or -ESTALE if the QP was closed meanwhile.
+ * Return: 0; -ESTALE if the QP was closed meanwhile; -ENOBUFS if its
+ * first send found no memory for its scoreboard.  The message is the
+ * caller's still on an error.
  */
 int mrc_qp_send(struct mrc_qp *qp, struct mrc_tx_msg *m)
 {
+	struct mrc_tx_pkt *ring = NULL;
+
+	/* The scoreboard, on first send: a QP a peer opened that never
+	 * sends (or a forged one) does without its 8 KiB.
+	 */
+	if (!READ_ONCE(qp->ring)) {
+		ring = mrc_qp_ring_alloc(qp);
+		if (!ring)
+			return -ENOBUFS;
+	}
 	spin_lock_bh(&qp->lock);
+	if (ring && !qp->ring) {
+		WRITE_ONCE(qp->ring, ring);
+		ring = NULL;
+	}
+	kfree(ring);
 	if (qp->dead) {
 		spin_unlock_bh(&qp->lock);
 		return -ESTALE;
@@ -1245,6 +1263,10 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		}
 		qp->snd_una = cum_next;
 		qp->tx_synced = true;
+		/* It answered what only a receiver of ours could: no
+		 * longer a QP a full table may evict.
+		 */
+		qp->proven = true;
 		qp->peer_starved = false;
 		qp->feedback = true;
 		if (mrc_psn_sdiff(qp->high_sacked, cum_next) < 0)

@@ -318,7 +318,9 @@ enum mrc_stat {
 					 */
 	MRC_STAT_RX_EVICTED,		/* partial messages dropped: their
 					 * sender went silent with room for
-					 * it while room was short
+					 * it while room was short or the
+					 * QP table full; or went with their
+					 * evicted QP
 					 */
 	MRC_STAT_UDP_SOCKETS,		/* UDP/4791 sockets open now: 0 while
 					 * nothing uses mrc in the namespace,
@@ -336,6 +338,27 @@ enum mrc_stat {
 					 */
 	MRC_STAT_ECN_SKIP_TX,		/* SACKs marked skip-once for a
 					 * CE-marked packet (ecn-skip)
+					 */
+	MRC_STAT_RX_DROP_NO_START,	/* data for no queue pair that could
+					 * not start an incarnation (no start
+					 * flag, or beyond the first window):
+					 * nothing allocated for it
+					 */
+	MRC_STAT_RX_DROP_ADDR_LIMIT,	/* data that would have opened a
+					 * queue pair for a source (IPv4
+					 * address, IPv6 /64) whose packets
+					 * opened 64 of the namespace's
+					 */
+	MRC_STAT_RX_DROP_QP_LIMIT,	/* data that would have opened a
+					 * queue pair with the socket's (or
+					 * namespace's) table full and none
+					 * of the socket's idle enough to go
+					 */
+	MRC_STAT_QP_EVICTED,		/* queue pairs closed, idle, never
+					 * answered and receiving no message
+					 * beyond its first packet, to make
+					 * room for a new peer when the table
+					 * was full
 					 */
 
 	__MRC_STAT_MAX,

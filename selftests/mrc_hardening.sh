@@ -1,0 +1,351 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# State only for senders that proved themselves (issue 13, item 4): what
+# a flood of forged sources can make a receiver allocate, and that a new
+# real peer still gets in and moves its messages while it goes on.
+#
+#   +------ client netns -------------+        +------ server netns ------+
+#   | mrcperf client, 10.0.0.1        |        | mrcperf server           |
+#   | mrc_inject from 10.99.0.0/16    |========| 10.0.0.2                 |
+#   |  (ip route add local ... lo)    |  veth  | 10.99.0.0/16 via 10.0.0.1|
+#   +---------------------------------+        +--------------------------+
+#
+# The forger's packets are first packets of a message (start flag, PSN
+# 0) that declare 64 MiB and never go on (mrc_inject data-first-64m):
+# each may open a queue pair at the server, which answers it (the answers
+# come back to the client's namespace, where nothing takes them); none of
+# them ever reaches the server's reader.
+#
+#   1. one forged address, 200 mrc ports: 64 queue pairs open
+#      (qp_opened), the other 136 packets are refused (rx_drop_addr_limit)
+#      with NACK 0x0A (nack_tx) and allocate nothing.  The same from 200
+#      IPv6 addresses of one /64, which one host may hold: 64 open; one
+#      from another /64 opens its own.  And queue pairs the server's own
+#      programs opened to an address (64 sockets sending to it) do not
+#      count against that address's packets: they open one more.
+#   2. a goodput baseline: 200 x 64 KiB from a new real peer, no attack.
+#   3. 20,000 forged sources (5,000 addresses x 4 ports), over and over
+#      (new ports each round) until the server's socket holds its 1,024
+#      queue pairs; then a NEW real peer connects and moves 200 x 64 KiB
+#      while the flood goes on.  Every message verifies; the server's
+#      table never holds more than 1,024 queue pairs; forged ones were
+#      evicted to make room (qp_evicted) and no new peer was refused
+#      (rx_drop_qp_limit); the goodput is logged beside the baseline.
+#      The real peer's queue pair, only receiving, is never evicted
+#      between its packets: in the middle of a message it is kept, and
+#      between messages it completed some, which the forged never do.
+#   4. forged senders that go on: 1,024 sources fill the table, each
+#      placing two packets of a 64 MiB message, which keeps its queue
+#      pair until its sender stalls (2 s); they replay them (duplicates,
+#      then new incarnations) every 0.3 s while a new real peer connects:
+#      it is refused with NACK 0x0A at first, gets in once the reaper has
+#      dropped the stalled partial messages (rx_msgs_evicted), and moves
+#      its 200 x 64 KiB; the replays keep no place.
+
+. "$(dirname "$0")/lib.sh"
+
+mrc_require_root
+mrc_require_cmd ip jq
+mrc_require_cli
+mrc_require_mrcperf
+mrc_require_inject
+mrc_require_sockapi
+mrc_load
+mrc_dmesg_mark
+
+T=$mrc_tmpdir
+PORT=6100
+FORGED=10.99.0.0/16
+FORGED6=fd99::/48
+
+mrc_netns_add
+C=$MRC_NS
+mrc_netns_add
+S=$MRC_NS
+mrc_veth_pair "$C" "$S" || mrc_die "cannot build the veth pair"
+MRC_DUMP_NS=$S
+# The forger's /16 is local to the client's namespace (any address of it
+# may be a source), and routed there from the server's.
+ip -n "$C" route add local "$FORGED" dev lo ||
+	mrc_die "cannot make $FORGED local in $C"
+ip -n "$S" route add "$FORGED" via "$MRC_IP4_A" ||
+	mrc_die "cannot route $FORGED from $S"
+ip -n "$C" -6 route add local "$FORGED6" dev lo ||
+	mrc_die "cannot make $FORGED6 local in $C"
+ip -n "$S" -6 route add "$FORGED6" via "$MRC_IP6_A" ||
+	mrc_die "cannot route $FORGED6 from $S"
+# UDP/4791 open in both whatever sockets come and go: the server's
+# answers to forged sources reach the client's namespace, where mrc
+# drops them (rather than the stack answering with ICMP).
+for ns in "$C" "$S"; do
+	mrc_exec -n "$ns" config set listen 1 ||
+		mrc_die "$ns: config set listen 1"
+done
+
+# shellcheck disable=SC2034 # used by name: mrc_stats_snapshot
+declare -A SB=() SA=()
+
+# d NAME: the change of the server's counter NAME between SB and SA.
+d() {
+	mrc_stats_delta "$1" SB SA
+}
+
+# server_qps: how many queue pairs the server's socket (port $PORT) holds
+# now; those of the sockets before it may still be closing.
+server_qps() {
+	mrc_exec -n "$S" -j qp show 2>/dev/null |
+		jq "[.[] | select(.local_port == $PORT)] | length" 2>/dev/null
+}
+
+# start_server [-6]: mrcperf server -1 on the next port, 16 MiB buffers
+# (the forger's partial messages must not take the room the real peer's
+# need: that is item 2's matter, tested in mrc_transport.sh).
+start_server() {
+	PORT=$((PORT + 1))
+	ip netns exec "$S" "$MRCPERF" server -p "$PORT" -1 -j "$@" \
+		--rcvbuf 16M --sndbuf 16M >"$T/srv.out" 2>"$T/srv.err" &
+	SRV=$!
+	mrc_wait_bound "$SRV" "$PORT" 20 ||
+		mrc_die "mrcperf server on port $PORT did not start:" \
+			"$(cat "$T/srv.out" "$T/srv.err")"
+}
+
+# client DESC: a new real peer's run against the server, checked: both
+# ends exit 0, the server verified all 200 messages.  Sets GOODPUT.
+client() {
+	local desc=$1 rc srv_rc out sout v bad=()
+
+	ip netns exec "$C" "$MRCPERF" client "$MRC_IP4_B" -p "$PORT" -j \
+		--timeout 60 -s 65536 -n 200 -c 4 --rcvbuf 16M --sndbuf 16M \
+		>"$T/cli.out" 2>"$T/cli.err"
+	rc=$?
+	mrc_wait_pid "$SRV" 30 || mrc_kill_pid "$SRV"
+	srv_rc=$MRC_WAIT_RC
+	out=$(<"$T/cli.out")
+	sout=$(<"$T/srv.out")
+	[ "$rc" = 0 ] || bad+=("client exit $rc: $(<"$T/cli.err")")
+	[ "$srv_rc" = 0 ] || bad+=("server exit $srv_rc: $(<"$T/srv.err")")
+	v=$(jq -r '.messages // empty' <<<"$sout" 2>/dev/null | tail -n 1)
+	[ "$v" = 200 ] || bad+=("server verified ${v:-no} messages, want 200")
+	v=$(jq -r '.errors // empty' <<<"$sout" 2>/dev/null | tail -n 1)
+	[ "$v" = 0 ] || bad+=("server counts ${v:-no} errors")
+	GOODPUT=$(jq -r '.goodput_mbps // empty' <<<"$out" 2>/dev/null |
+		  tail -n 1)
+	if [ ${#bad[@]} -eq 0 ]; then
+		mrc_pass "$desc: 200 x 64 KiB verified ($GOODPUT Mbit/s)"
+	else
+		mrc_fail "$desc" "${bad[@]}" "client: $out" "server: $sout"
+	fi
+}
+
+# --- 1. one address, many ports -------------------------------------------
+
+mrc_log "# one forged address, 200 mrc ports"
+start_server
+mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats in $S"
+out=$(ip netns exec "$C" "$MRC_INJECT" -q "$PORT" -s 20000 -P 200 \
+	-A 10.99.255.1 "$MRC_IP4_B" data-first-64m 2>&1) ||
+	mrc_die "mrc_inject: $out"
+# Read back until all 200 have been handled (the softirq may lag).
+for ((i = 0; i < 20; i++)); do
+	mrc_stats_snapshot -n "$S" SA || mrc_die "mrc stats in $S"
+	[ $(($(d qp_opened) + $(d rx_drop_addr_limit))) -ge 200 ] && break
+	mrc_sleep 0.1
+done
+chk_eq "one address, 200 ports: queue pairs opened" "$(d qp_opened)" 64
+chk_eq "one address, 200 ports: refused at the address's limit" \
+	"$(d rx_drop_addr_limit)" 136
+chk_eq "one address, 200 ports: refusals told (NACK 0x0A)" "$(d nack_tx)" 136
+mrc_kill_pid "$SRV"
+
+mrc_log "# one forged IPv6 /64, 200 addresses; then another /64"
+start_server -6
+mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats in $S"
+out=$(ip netns exec "$C" "$MRC_INJECT" -q "$PORT" -s 20000 -A fd99::1 \
+	-N 200 "$MRC_IP6_B" data-first-64m 2>&1) || mrc_die "mrc_inject: $out"
+for ((i = 0; i < 20; i++)); do
+	mrc_stats_snapshot -n "$S" SA || mrc_die "mrc stats in $S"
+	[ $(($(d qp_opened) + $(d rx_drop_addr_limit))) -ge 200 ] && break
+	mrc_sleep 0.1
+done
+chk_eq "one /64, 200 addresses: queue pairs opened" "$(d qp_opened)" 64
+chk_eq "one /64, 200 addresses: refused at the source's limit" \
+	"$(d rx_drop_addr_limit)" 136
+out=$(ip netns exec "$C" "$MRC_INJECT" -q "$PORT" -s 20000 \
+	-A fd99:0:0:1::1 "$MRC_IP6_B" data-first-64m 2>&1) ||
+	mrc_die "mrc_inject: $out"
+for ((i = 0; i < 20; i++)); do
+	mrc_stats_snapshot -n "$S" SA || mrc_die "mrc stats in $S"
+	[ "$(d qp_opened)" -ge 65 ] && break
+	mrc_sleep 0.1
+done
+chk_eq "another /64: its queue pair opened" "$(d qp_opened)" 65
+chk_eq "another /64: not refused" "$(d rx_drop_addr_limit)" 136
+mrc_kill_pid "$SRV"
+
+mrc_log "# the server's programs hold 64 queue pairs to the client"
+start_server
+ip netns exec "$C" "$MRCPERF" server -p 6300 -1 -j >"$T/rsrv.out" \
+	2>"$T/rsrv.err" &
+RSRV=$!
+mrc_wait_bound "$RSRV" 6300 20 ||
+	mrc_die "mrcperf server in $C did not start: $(cat "$T/rsrv.err")"
+ip netns exec "$S" "$MRCPERF" client "$MRC_IP4_A" -p 6300 -P 64 -t 4 \
+	-s 4096 -j >"$T/rcli.out" 2>"$T/rcli.err" &
+RCLI=$!
+for ((i = 0; i < 30; i++)); do
+	n=$(mrc_exec -n "$S" -j qp show 2>/dev/null |
+	    jq "[.[] | select(.remote_addr == \"$MRC_IP4_A\" and
+			      .local_port != $PORT)] | length" 2>/dev/null)
+	[ "${n:-0}" -ge 64 ] && break
+	mrc_sleep 0.1
+done
+chk_eq "the server's 64 sockets' queue pairs to $MRC_IP4_A" "${n:-0}" 64
+mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats in $S"
+out=$(ip netns exec "$C" "$MRC_INJECT" -q "$PORT" -s 21000 "$MRC_IP4_B" \
+	data-first-64m 2>&1) || mrc_die "mrc_inject: $out"
+for ((i = 0; i < 20; i++)); do
+	mrc_stats_snapshot -n "$S" SA || mrc_die "mrc stats in $S"
+	[ $(($(d qp_opened) + $(d rx_drop_addr_limit))) -ge 1 ] && break
+	mrc_sleep 0.1
+done
+chk_eq "$MRC_IP4_A's packet beside them: its queue pair opened" \
+	"$(d qp_opened)" 1
+chk_eq "$MRC_IP4_A's packet beside them: not refused" \
+	"$(d rx_drop_addr_limit)" 0
+mrc_wait_pid "$RCLI" 60 || mrc_kill_pid "$RCLI"
+chk_eq "the server's 64 sockets' run: exit status" "$MRC_WAIT_RC" 0
+mrc_wait_pid "$RSRV" 30 || mrc_kill_pid "$RSRV"
+chk_eq "the client namespace's server: exit status" "$MRC_WAIT_RC" 0
+mrc_kill_pid "$SRV"
+
+# --- 2. baseline -----------------------------------------------------------
+
+mrc_log "# a new real peer, no attack"
+start_server
+client "baseline"
+BASE=$GOODPUT
+
+# --- 3. 20,000 forged sources while a new real peer connects --------------
+
+mrc_log "# 20,000 forged sources while a new real peer connects"
+start_server
+mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats in $S"
+# 5,000 addresses from 10.99.0.1, 4 ports each: 20,000 sources a round,
+# on new ports each round (the address's limit is 64: 16 rounds).
+( r=0
+  while :; do
+	ip netns exec "$C" "$MRC_INJECT" -q "$PORT" -s $((30000 + 4 * r)) \
+		-P 4 -A 10.99.0.1 -N 5000 "$MRC_IP4_B" data-first-64m \
+		>/dev/null 2>&1
+	r=$(((r + 1) % 16))
+  done ) &
+FLOOD=$!
+mrc_at_exit "kill $FLOOD"
+full=0
+for ((i = 0; i < 300; i++)); do
+	n=$(server_qps)
+	[ "${n:-0}" -ge 1024 ] && full=1 && break
+	mrc_sleep 0.1
+done
+if [ "$full" = 1 ]; then
+	mrc_pass "the flood filled the server's table: $n queue pairs"
+else
+	mrc_fail "the flood did not fill the server's table in 30 s:" \
+		"${n:-no} queue pairs"
+fi
+mrc_stats_snapshot -n "$S" SA || mrc_die "mrc stats in $S"
+opened_before=$(d qp_opened)
+client "a new real peer during the flood"
+ATTACK=$GOODPUT
+n=$(server_qps)
+kill "$FLOOD" 2>/dev/null
+wait "$FLOOD" 2>/dev/null
+mrc_stats_snapshot -n "$S" SA || mrc_die "mrc stats in $S"
+mrc_log "# forged QPs opened $(d qp_opened) ($opened_before before the" \
+	"peer came), evicted $(d qp_evicted), refused: table" \
+	"$(d rx_drop_qp_limit), address $(d rx_drop_addr_limit), memory" \
+	"$(d rx_drop_no_mem); received $(d rx_packets) packets"
+if [ "${n:-2000}" -le 1024 ]; then
+	mrc_pass "the server's table held at most 1024 queue pairs ($n)"
+else
+	mrc_fail "the server's table holds ${n:-?} queue pairs, over 1024"
+fi
+v=$(d qp_evicted)
+if [ "$v" -gt 0 ] && [ "$(d qp_opened)" -gt 1024 ]; then
+	mrc_pass "forged queue pairs evicted for new peers: $v of" \
+		"$(d qp_opened) opened"
+else
+	mrc_fail "forged queue pairs evicted: $v of $(d qp_opened) opened," \
+		"want some of more than 1024"
+fi
+chk_eq "no new peer refused for a full table" "$(d rx_drop_qp_limit)" 0
+
+# --- 4. forged senders that go on, and replay ------------------------------
+
+mrc_log "# 1,024 forged senders that place two packets each, and replay"
+start_server
+mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats in $S"
+# 256 addresses from 10.99.128.1, 4 ports each: 1,024 sources, the
+# server's table, each the first two packets of a 64 MiB message (all
+# the first ones, then all the second ones); then the same again and
+# again.
+forge() {
+	ip netns exec "$C" "$MRC_INJECT" -q "$PORT" -s 40000 -P 4 \
+		-A 10.99.128.1 -N 256 "$MRC_IP4_B" data-first-64m \
+		data-middle-64m >/dev/null 2>&1
+}
+# The peer comes at once: the forged queue pairs are kept for 2 s after
+# their last packet (a dump of the table to count them takes longer in
+# a VM; the counters say it afterwards).
+t0=$(date +%s%N)
+forge
+( while :; do
+	sleep 0.3
+	forge
+  done ) &
+FLOOD=$!
+mrc_at_exit "kill $FLOOD"
+client "a new real peer while forged senders that go on hold the table"
+t1=$(date +%s%N)
+kill "$FLOOD" 2>/dev/null
+wait "$FLOOD" 2>/dev/null
+mrc_stats_snapshot -n "$S" SA || mrc_die "mrc stats in $S"
+v=$(d qp_opened)
+if [ "$v" -ge 1025 ]; then
+	mrc_pass "forged senders that go on filled the table: $v queue pairs" \
+		"opened, the peer's among them"
+else
+	mrc_fail "forged senders that go on did not fill the table: $v" \
+		"queue pairs opened, want the 1,024 forged and the peer's"
+fi
+mrc_log "# in $(((t1 - t0) / 1000000)) ms from the forgery: QPs opened" \
+	"$(d qp_opened), evicted $(d qp_evicted), partial messages of" \
+	"stalled senders dropped $(d rx_msgs_evicted), refused: table" \
+	"$(d rx_drop_qp_limit), NACKs $(d nack_tx)"
+v=$(d rx_msgs_evicted)
+if [ "$v" -ge 1000 ]; then
+	mrc_pass "the forged senders' partial messages dropped once stalled: $v"
+else
+	mrc_fail "partial messages of stalled forged senders dropped: $v," \
+		"want 1000 or more"
+fi
+v=$(d qp_evicted)
+if [ "$v" -ge 1 ]; then
+	mrc_pass "their queue pairs then evicted for new peers: $v"
+else
+	mrc_fail "no queue pair of a stalled forged sender evicted"
+fi
+v=$(d rx_drop_qp_limit)
+if [ "$v" -ge 1 ]; then
+	mrc_pass "new peers refused while the forged senders were live: $v"
+else
+	mrc_fail "no new peer refused while forged senders held the table"
+fi
+
+mrc_log "# goodput of 200 x 64 KiB: $BASE Mbit/s alone, $ATTACK Mbit/s" \
+	"during the flood"
+
+mrc_dmesg_check "the hardening test"
+mrc_exit
