@@ -318,6 +318,53 @@ static inline void mrc_get_data_hdr(const __u8 *p, struct mrc_data_hdr *h)
 	h->msg_len = mrc_get_be32(p + off + 12);
 }
 
+/*
+ * Whether a data packet's fields are consistent with its @plen payload
+ * bytes and a receiver's @max_msg limit: a port and an epoch, a message
+ * no larger than the limit, and the payload where its opcode puts it
+ * (FIRST and ONLY at offset 0, ONLY whole, FIRST and MIDDLE short of the
+ * end, LAST at it; MIDDLE and LAST not at 0).  A @trimmed packet's
+ * payload was cut by a switch, so its length says nothing: only where
+ * it started is checked.  mrc sends no immediate data, so an _IMM
+ * opcode is never consistent.
+ */
+static inline int mrc_data_fields_ok(const struct mrc_data_hdr *h,
+				     __u32 plen, __u32 max_msg, int trimmed)
+{
+	__u64 end;
+
+	if (!h->sport || !h->epoch || h->msg_len > max_msg ||
+	    h->offset > h->msg_len)
+		return 0;
+	if (trimmed) {
+		switch (h->opcode) {
+		case MRC_OP_WRITE_ONLY:
+		case MRC_OP_WRITE_FIRST:
+			return !h->offset;
+		case MRC_OP_WRITE_MIDDLE:
+		case MRC_OP_WRITE_LAST:
+			return h->offset && h->offset < h->msg_len;
+		default:
+			return 0;
+		}
+	}
+	if (plen > h->msg_len - h->offset)
+		return 0;
+	end = h->offset + plen;
+	switch (h->opcode) {
+	case MRC_OP_WRITE_ONLY:
+		return !h->offset && plen == h->msg_len;
+	case MRC_OP_WRITE_FIRST:
+		return !h->offset && plen && end < h->msg_len;
+	case MRC_OP_WRITE_MIDDLE:
+		return h->offset && plen && end < h->msg_len;
+	case MRC_OP_WRITE_LAST:
+		return h->offset && plen && end == h->msg_len;
+	default:
+		return 0;
+	}
+}
+
 /* Acknowledgments: ACK, SACK and NACK share what identifies them. */
 struct mrc_ack_hdr {
 	__u8 opcode;

@@ -332,30 +332,6 @@ uncharge:
 	return -ENOMEM;
 }
 
-static bool mrc_data_fields_ok(const struct mrc_data_hdr *h, u32 plen,
-			       u32 max_msg)
-{
-	u64 end;
-
-	if (!h->sport || !h->epoch || h->msg_len > max_msg ||
-	    h->offset > h->msg_len || plen > h->msg_len - h->offset)
-		return false;
-	end = h->offset + plen;
-	switch (h->opcode) {
-	case MRC_OP_WRITE_ONLY:
-		return !h->offset && plen == h->msg_len;
-	case MRC_OP_WRITE_FIRST:
-		return !h->offset && plen && end < h->msg_len;
-	case MRC_OP_WRITE_MIDDLE:
-		return h->offset && plen && end < h->msg_len;
-	case MRC_OP_WRITE_LAST:
-		return h->offset && plen && end == h->msg_len;
-	default:
-		/* mrc sends no immediate data. */
-		return false;
-	}
-}
-
 static void mrc_rx_note_ooo(struct mrc_qp *qp)
 {
 	struct mrc_net *mn = qp->mn;
@@ -628,26 +604,6 @@ refuse:
 	mrc_rx_send_nack(qp, h, MRC_NACK_UNEXPECTED, ctx, out);
 }
 
-/* The fields of a trimmed data packet: those of any data packet, but
- * for its payload, which a switch cut.
- */
-static bool mrc_trimmed_fields_ok(const struct mrc_data_hdr *h, u32 max_msg)
-{
-	if (!h->sport || !h->epoch || h->msg_len > max_msg ||
-	    h->offset > h->msg_len)
-		return false;
-	switch (h->opcode) {
-	case MRC_OP_WRITE_ONLY:
-	case MRC_OP_WRITE_FIRST:
-		return !h->offset;
-	case MRC_OP_WRITE_MIDDLE:
-	case MRC_OP_WRITE_LAST:
-		return h->offset && h->offset < h->msg_len;
-	default:
-		return false;
-	}
-}
-
 /* A data packet a switch trimmed (its codepoint says so): nothing of it
  * is placed, and its sender is told at once with a NACK carrying its PSN
  * and entropy value, so that it resends the PSN without waiting for a
@@ -663,7 +619,7 @@ static void mrc_rx_trimmed(struct mrc_net *mn, struct sk_buff *skb,
 	struct mrc_sock *ms;
 	struct mrc_qp *qp;
 
-	if (!mrc_trimmed_fields_ok(h, mrc_cfg(mn)->max_msg_size)) {
+	if (!mrc_data_fields_ok(h, 0, mrc_cfg(mn)->max_msg_size, true)) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_MALFORMED);
 		return;
 	}
@@ -767,7 +723,7 @@ static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 		return;
 	}
 	max_msg = cfg->max_msg_size;
-	if (!mrc_data_fields_ok(&h, ctx->len, max_msg)) {
+	if (!mrc_data_fields_ok(&h, ctx->len, max_msg, false)) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_MALFORMED);
 		ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
 		return;

@@ -285,6 +285,71 @@ TEST(data__imm_opcodes_need_immediate)
 	EXPECT_EQ(40, mrc_hdr_check(p, 40));
 }
 
+/* The receive path's consistency check, whole and trimmed. */
+TEST(data__fields_ok)
+{
+	struct mrc_data_hdr h = { .sport = 7, .epoch = 1, .msg_len = 10000 };
+
+	h.opcode = MRC_OP_WRITE_ONLY;
+	EXPECT_FALSE(mrc_data_fields_ok(&h, 4096, 65536, 0));
+	h.msg_len = 4096;
+	EXPECT_TRUE(mrc_data_fields_ok(&h, 4096, 65536, 0));
+	EXPECT_FALSE(mrc_data_fields_ok(&h, 4096, 4095, 0));
+	EXPECT_TRUE(mrc_data_fields_ok(&h, 4096, 4096, 0));
+	h.msg_len = 0;
+	EXPECT_TRUE(mrc_data_fields_ok(&h, 0, 65536, 0));
+
+	h.msg_len = 10000;
+	h.opcode = MRC_OP_WRITE_FIRST;
+	EXPECT_TRUE(mrc_data_fields_ok(&h, 4096, 65536, 0));
+	EXPECT_FALSE(mrc_data_fields_ok(&h, 0, 65536, 0));
+	EXPECT_FALSE(mrc_data_fields_ok(&h, 10000, 65536, 0));
+	h.offset = 4096;
+	EXPECT_FALSE(mrc_data_fields_ok(&h, 4096, 65536, 0));
+
+	h.opcode = MRC_OP_WRITE_MIDDLE;
+	EXPECT_TRUE(mrc_data_fields_ok(&h, 4096, 65536, 0));
+	EXPECT_FALSE(mrc_data_fields_ok(&h, 5904, 65536, 0));
+	EXPECT_FALSE(mrc_data_fields_ok(&h, 5905, 65536, 0));
+	h.opcode = MRC_OP_WRITE_LAST;
+	EXPECT_TRUE(mrc_data_fields_ok(&h, 5904, 65536, 0));
+	EXPECT_FALSE(mrc_data_fields_ok(&h, 5903, 65536, 0));
+	h.offset = 0;
+	EXPECT_FALSE(mrc_data_fields_ok(&h, 10000, 65536, 0));
+
+	/* No port, no epoch, an offset past the end: never. */
+	h.offset = 4096;
+	h.sport = 0;
+	EXPECT_FALSE(mrc_data_fields_ok(&h, 5904, 65536, 0));
+	EXPECT_FALSE(mrc_data_fields_ok(&h, 0, 65536, 1));
+	h.sport = 7;
+	h.epoch = 0;
+	EXPECT_FALSE(mrc_data_fields_ok(&h, 5904, 65536, 0));
+	EXPECT_FALSE(mrc_data_fields_ok(&h, 0, 65536, 1));
+	h.epoch = 1;
+	h.offset = 10001;
+	EXPECT_FALSE(mrc_data_fields_ok(&h, 0, 65536, 1));
+
+	/* Trimmed: the payload's length says nothing, its start does. */
+	h.offset = 4096;
+	EXPECT_TRUE(mrc_data_fields_ok(&h, 0, 65536, 1));
+	EXPECT_TRUE(mrc_data_fields_ok(&h, 123, 65536, 1));
+	h.offset = 10000;
+	EXPECT_FALSE(mrc_data_fields_ok(&h, 0, 65536, 1));
+	h.offset = 0;
+	EXPECT_FALSE(mrc_data_fields_ok(&h, 0, 65536, 1));
+	h.opcode = MRC_OP_WRITE_MIDDLE;
+	EXPECT_FALSE(mrc_data_fields_ok(&h, 0, 65536, 1));
+	h.opcode = MRC_OP_WRITE_FIRST;
+	EXPECT_TRUE(mrc_data_fields_ok(&h, 0, 65536, 1));
+	h.opcode = MRC_OP_WRITE_ONLY;
+	EXPECT_TRUE(mrc_data_fields_ok(&h, 0, 65536, 1));
+	EXPECT_FALSE(mrc_data_fields_ok(&h, 0, 9999, 1));
+	h.opcode = MRC_OP_WRITE_ONLY_IMM;
+	EXPECT_FALSE(mrc_data_fields_ok(&h, 0, 65536, 1));
+	EXPECT_FALSE(mrc_data_fields_ok(&h, 10000, 65536, 0));
+}
+
 TEST(data__byte_layout)
 {
 	struct mrc_data_hdr h = {
