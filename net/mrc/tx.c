@@ -432,11 +432,11 @@ static struct sk_buff *mrc_build_data(struct mrc_qp *qp,
 	return skb;
 }
 
-static void mrc_queue_data(struct mrc_qp *qp, struct mrc_tx_pkt *e, u32 psn,
-			   u8 flags, u32 max, struct sk_buff_head *out)
+static void mrc_queue_data(struct mrc_qp *qp, const struct mrc_config *cfg,
+			   struct mrc_tx_pkt *e, u32 psn, u8 flags, u32 max,
+			   struct sk_buff_head *out)
 {
 	struct sk_buff *skb;
-	u8 tos;
 
 	/* Each transmission takes its value anew, a retransmission too,
 	 * and the value is kept: a timeout names it.
@@ -447,11 +447,11 @@ static void mrc_queue_data(struct mrc_qp *qp, struct mrc_tx_pkt *e, u32 psn,
 	/* ECT(0), in the class of a first transmission or of a
 	 * retransmission: a congested queue may mark rather than drop,
 	 * and a trimming switch may trim a retransmission in its own way.
+	 * From the push's copy of the configuration, read once for all
+	 * its packets.
 	 */
-	rcu_read_lock();
-	tos = mrc_data_tos(mrc_cfg(qp->mn), flags & MRC_BTH_RETX);
-	rcu_read_unlock();
-	skb = mrc_build_data(qp, e, psn, flags, tos);
+	skb = mrc_build_data(qp, e, psn, flags,
+			     mrc_data_tos(cfg, flags & MRC_BTH_RETX));
 	mrc_qp_stat_inc(qp, MRC_STAT_TX_DATA_PACKETS);
 	/* No memory: the packet counts as sent and is lost; recovery
 	 * retransmits it as it would any other.
@@ -503,7 +503,8 @@ static u32 mrc_qp_payload_max(struct mrc_qp *qp, const struct mrc_config *c)
 	return min(c->mss, qp->pmtu - hdrs);
 }
 
-static bool mrc_retransmit_one(struct mrc_qp *qp, u32 max,
+static bool mrc_retransmit_one(struct mrc_qp *qp,
+			       const struct mrc_config *cfg, u32 max,
 			       struct sk_buff_head *out)
 {
 	u32 n = mrc_psn_diff(qp->snd_nxt, qp->snd_una), end = n, i;
@@ -531,8 +532,8 @@ static bool mrc_retransmit_one(struct mrc_qp *qp, u32 max,
 		e->tx_ns = ktime_get_ns();
 		qp->nr_lost--;
 		qp->inflight += e->len;
-		mrc_queue_data(qp, e, psn, MRC_BTH_RETX | MRC_BTH_ACKREQ, max,
-			       out);
+		mrc_queue_data(qp, cfg, e, psn, MRC_BTH_RETX | MRC_BTH_ACKREQ,
+			       max, out);
 		return true;
 	}
 	if (end < n)
@@ -571,7 +572,7 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 		u8 flags = 0;
 
 		if (qp->nr_lost) {
-			if (!mrc_retransmit_one(qp, mss, out))
+			if (!mrc_retransmit_one(qp, &cfg, mss, out))
 				break;
 			sent = true;
 			continue;
@@ -615,7 +616,7 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 		     qp->inflight < MRC_ACK_EVERY * mss) ||
 		    mrc_psn_diff(qp->snd_nxt, qp->snd_una) >= MRC_WINDOW - 1)
 			flags |= MRC_BTH_ACKREQ;
-		mrc_queue_data(qp, e, psn, flags, mss, out);
+		mrc_queue_data(qp, &cfg, e, psn, flags, mss, out);
 		sent = true;
 	}
 
