@@ -623,18 +623,21 @@ static void mrc_rx_trimmed(struct mrc_net *mn, struct sk_buff *skb,
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_MALFORMED);
 		return;
 	}
-	/* Every trimmed packet, whatever becomes of it: what the fabric
-	 * trimmed on its way here.
+	/* Every trimmed packet is counted, whatever becomes of it: what
+	 * the fabric trimmed on its way here.  In the QP's counters too
+	 * when it has one.
 	 */
-	mrc_stat_inc(mn, MRC_STAT_RX_TRIMMED);
 	ms = mrc_sock_lookup(mn, ctx->family, h->dport, &ctx->local);
 	if (!ms) {
+		mrc_stat_inc(mn, MRC_STAT_RX_TRIMMED);
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
 		mrc_rx_refuse(mn, h, MRC_NACK_UNEXPECTED, ctx);
 		return;
 	}
 	if (mrc_sock_filter(ms, skb)) {
+		mrc_stat_inc(mn, MRC_STAT_RX_TRIMMED);
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_FILTER);
+		ctx->drop = SKB_DROP_REASON_SOCKET_FILTER;
 		return;
 	}
 	qp = mrc_qp_lookup(ms, &ctx->local, &ctx->saddr, h->sport);
@@ -643,7 +646,7 @@ static void mrc_rx_trimmed(struct mrc_net *mn, struct sk_buff *skb,
 	if (qp) {
 		spin_lock(&qp->lock);
 		if (!qp->dead && qp->rx_open && qp->rx_epoch == h->epoch) {
-			qp->stats[MRC_STAT_RX_TRIMMED]++;
+			mrc_qp_stat_inc(qp, MRC_STAT_RX_TRIMMED);
 			mrc_rx_send_nack(qp, h, reason, ctx, &qp->xq);
 			spin_unlock(&qp->lock);
 			mrc_qp_flush(qp);
@@ -653,6 +656,7 @@ static void mrc_rx_trimmed(struct mrc_net *mn, struct sk_buff *skb,
 		spin_unlock(&qp->lock);
 		mrc_qp_put(qp);
 	}
+	mrc_stat_inc(mn, MRC_STAT_RX_TRIMMED);
 	mrc_rx_refuse(mn, h, reason, ctx);
 }
 
