@@ -208,8 +208,8 @@ check_drop_reasons() {
 	# Every kfree_skb of the VM in that time, mrc's or not: 6.1 prints
 	# the location as a hashed pointer (%p), not a symbol, so the
 	# function cannot be told.  Nothing else moves meanwhile; the NACKs
-	# of the refusals are dropped by UDP (the injector's socket is
-	# closed), reason NO_SOCKET too.
+	# of the refusals come back to UDP/4791, where mrc has no QP for
+	# them (rx_drop_no_qp), reason NO_SOCKET too.
 	reasons() {
 		grep -cE " reason: $1\$" "$tr/trace"
 	}

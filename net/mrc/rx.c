@@ -621,6 +621,7 @@ static void mrc_rx_trimmed(struct mrc_net *mn, struct sk_buff *skb,
 
 	if (!mrc_data_fields_ok(h, 0, mrc_cfg(mn)->max_msg_size, true)) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_MALFORMED);
+		ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
 		return;
 	}
 	/* Every trimmed packet is counted, whatever becomes of it: what
@@ -631,6 +632,7 @@ static void mrc_rx_trimmed(struct mrc_net *mn, struct sk_buff *skb,
 	if (!ms) {
 		mrc_stat_inc(mn, MRC_STAT_RX_TRIMMED);
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
+		ctx->drop = SKB_DROP_REASON_NO_SOCKET;
 		mrc_rx_refuse(mn, h, MRC_NACK_UNEXPECTED, ctx);
 		return;
 	}

@@ -821,15 +821,18 @@ void mrc_sock_qp_failed(struct mrc_qp *qp, int err, u32 dropped)
 	 * failure may see it or not, either is right.
 	 */
 	if (READ_ONCE(ms->peer_port) == qp->rport &&
-	    ipv6_addr_equal(&ms->peer, &qp->raddr)) {
+	    ipv6_addr_equal(&ms->peer, &qp->raddr) &&
+	    READ_ONCE(ms->peer_ifindex) == qp->local.ifindex) {
 		WRITE_ONCE(sk->sk_err, err);
 		sk_error_report(sk);
 	}
 	/* Nobody reads the error queue of a closed socket. */
 	if (!sock_flag(sk, SOCK_DEAD)) {
-		skb = alloc_skb(sizeof(qp->raddr), GFP_ATOMIC);
+		/* The peer's address and, for a link-local one, its link. */
+		skb = alloc_skb(sizeof(qp->raddr) + sizeof(int), GFP_ATOMIC);
 		if (skb) {
 			skb_put_data(skb, &qp->raddr, sizeof(qp->raddr));
+			skb_put_data(skb, &qp->local.ifindex, sizeof(int));
 			serr = SKB_EXT_ERR(skb);
 			memset(serr, 0, sizeof(*serr));
 			serr->ee.ee_errno = err;
@@ -857,6 +860,7 @@ static int mrc_recv_error(struct sock *sk, struct msghdr *msg)
 	} errhdr;
 	struct in6_addr peer;
 	struct sk_buff *skb;
+	int ifindex;
 	u16 port;
 
 	skb = sock_dequeue_err_skb(sk);
@@ -864,13 +868,14 @@ static int mrc_recv_error(struct sock *sk, struct msghdr *msg)
 		return -EAGAIN;
 	serr = SKB_EXT_ERR(skb);
 	memcpy(&peer, skb->data, sizeof(peer));
+	memcpy(&ifindex, skb->data + sizeof(peer), sizeof(ifindex));
 	port = ntohs(serr->port);
 	if (msg->msg_name)
 		msg->msg_namelen = mrc_put_addr(sk, msg->msg_name, &peer, port,
-						0);
+						ifindex);
 	memset(&errhdr, 0, sizeof(errhdr));
 	errhdr.ee = serr->ee;
-	mrc_put_addr(sk, &errhdr.offender, &peer, port, 0);
+	mrc_put_addr(sk, &errhdr.offender, &peer, port, ifindex);
 	if (sk->sk_family == AF_INET6)
 		put_cmsg(msg, SOL_IPV6, IPV6_RECVERR, sizeof(errhdr), &errhdr);
 	else

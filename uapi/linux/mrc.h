@@ -356,7 +356,8 @@ enum mrc_stat {
 					 */
 	MRC_STAT_QP_EVICTED,		/* queue pairs closed, idle, never
 					 * answered and receiving no message
-					 * beyond its first packet, to make
+					 * beyond its first packet (unless
+					 * its sender stalled once), to make
 					 * room for a new peer when the table
 					 * was full
 					 */
