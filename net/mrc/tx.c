@@ -566,6 +566,17 @@ static bool mrc_retransmit_one(struct mrc_qp *qp,
 		qp->inflight += e->len;
 		mrc_queue_data(qp, cfg, e, psn, MRC_BTH_RETX | MRC_BTH_ACKREQ,
 			       max, out);
+		/* The oldest PSN resent on a NACK or a SACK gap: the
+		 * timer, which guards it, runs from its resend, as Linux
+		 * TCP rearms it when it resends the head.  Its loss was
+		 * signalled, not silent; a PSN trimmed again and again in
+		 * an incast would otherwise time out while its NACKs
+		 * still come.  Not while the peer has no room: there the
+		 * timer is what tests for room and ends at the persist
+		 * deadline.
+		 */
+		if (!i && !qp->peer_starved)
+			mrc_rto_arm(qp, cfg);
 		return true;
 	}
 	if (end < n)
