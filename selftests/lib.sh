@@ -678,6 +678,32 @@ mrc_veth_pair() {
 	}
 }
 
+# mrc_client_server: two new namespaces, the client's in $C and the
+# server's in $S, joined by mrc_veth_pair (C on its side A); the server's
+# state is the one dumped on a failure.  Dies if they cannot be built.
+mrc_client_server() {
+	mrc_netns_add
+	C=$MRC_NS
+	mrc_netns_add
+	S=$MRC_NS
+	mrc_veth_pair "$C" "$S" || mrc_die "cannot build the veth pair"
+	MRC_DUMP_NS=$S
+}
+
+# mrc_forged_prefix PREFIX: make PREFIX (IPv4 or IPv6) local in the
+# client's namespace, so that mrc_inject -A may send from any address of
+# it, and route it there from the server's: forged sources whose answers
+# come back to the client's namespace.  Dies if it cannot.
+mrc_forged_prefix() {
+	local fam=-4 via=$MRC_IP4_A
+
+	[[ $1 == *:* ]] && fam=-6 via=$MRC_IP6_A
+	ip -n "$C" "$fam" route add local "$1" dev lo ||
+		mrc_die "cannot make $1 local in $C"
+	ip -n "$S" "$fam" route add "$1" via "$via" ||
+		mrc_die "cannot route $1 from $S"
+}
+
 # A line of three namespaces, the middle one routing between the others:
 #
 #   NS_A mrc-a 10.0.0.1/24 ==== r-a 10.0.0.254/24 NS_R r-b 10.0.1.254/24

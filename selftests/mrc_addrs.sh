@@ -43,12 +43,7 @@ NMSG=20
 SIZE=65536
 IP4_B2=10.0.0.3 IP6_B2=fd00::3
 
-mrc_netns_add
-C=$MRC_NS
-mrc_netns_add
-S=$MRC_NS
-mrc_veth_pair "$C" "$S" || mrc_die "cannot build the veth pair"
-MRC_DUMP_NS=$S
+mrc_client_server
 out=$(ip -n "$S" -b - 2>&1 <<-EOF
 	addr add $IP4_B2/24 dev $MRC_VETH_B
 	addr add $IP6_B2/64 dev $MRC_VETH_B nodad

@@ -59,22 +59,11 @@ PORT=6100
 FORGED=10.99.0.0/16
 FORGED6=fd99::/48
 
-mrc_netns_add
-C=$MRC_NS
-mrc_netns_add
-S=$MRC_NS
-mrc_veth_pair "$C" "$S" || mrc_die "cannot build the veth pair"
-MRC_DUMP_NS=$S
-# The forger's /16 is local to the client's namespace (any address of it
-# may be a source), and routed there from the server's.
-ip -n "$C" route add local "$FORGED" dev lo ||
-	mrc_die "cannot make $FORGED local in $C"
-ip -n "$S" route add "$FORGED" via "$MRC_IP4_A" ||
-	mrc_die "cannot route $FORGED from $S"
-ip -n "$C" -6 route add local "$FORGED6" dev lo ||
-	mrc_die "cannot make $FORGED6 local in $C"
-ip -n "$S" -6 route add "$FORGED6" via "$MRC_IP6_A" ||
-	mrc_die "cannot route $FORGED6 from $S"
+mrc_client_server
+# The forger's prefixes are local to the client's namespace (any
+# address of them may be a source), and routed there from the server's.
+mrc_forged_prefix "$FORGED"
+mrc_forged_prefix "$FORGED6"
 # UDP/4791 open in both whatever sockets come and go: the server's
 # answers to forged sources reach the client's namespace, where mrc
 # drops them (rather than the stack answering with ICMP).

@@ -76,12 +76,7 @@ SHOW=(tx_data_packets rx_data_packets total_rtx_sack total_rtx_timeout
 
 # new_pair: a fresh pair of namespaces, client $C and server $S.
 new_pair() {
-	mrc_netns_add
-	C=$MRC_NS
-	mrc_netns_add
-	S=$MRC_NS
-	mrc_veth_pair "$C" "$S" || mrc_die "cannot build the veth pair"
-	MRC_DUMP_NS=$S
+	mrc_client_server
 }
 
 # shellcheck disable=SC2034 # used by name: mrc_stats_snapshot, d()

@@ -56,12 +56,7 @@ NMSG=60
 SIZE=65536
 INJ_PSN=4242
 
-mrc_netns_add
-C=$MRC_NS
-mrc_netns_add
-S=$MRC_NS
-mrc_veth_pair "$C" "$S" || mrc_die "cannot build the veth pair"
-MRC_DUMP_NS=$S
+mrc_client_server
 mrc_netem "$C" "$MRC_VETH_A" loss 2% rate 20mbit ||
 	mrc_die "cannot set up netem"
 
