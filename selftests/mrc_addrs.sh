@@ -128,15 +128,35 @@ server() {
 }
 
 # client ADDR: an mrcperf run from C to ADDR at the server's port; its
-# status in CLI_RC, and the queue pairs of both ends right after it (S's
-# still there: a closed socket's linger) in QPS_C / QPS_S as
-# "LOCAL>REMOTE" words.
+# status in CLI_RC, and the queue pairs of both ends in QPS_C / QPS_S as
+# "LOCAL>REMOTE" words: all those seen while it ran and right after it
+# (a closed socket's lingering ones).  Read while it runs too: on the
+# debug kernel the run and each "mrc qp show" are slow enough for the
+# server's to be gone by the end.
 client() {
+	local pid
+
 	ip netns exec "$C" "$MRCPERF" client "$1" -p "$PORT" -j -s "$SIZE" \
-		-n "$NMSG" --timeout 20 >"$T/cli.out" 2>"$T/cli.err"
+		-n "$NMSG" --timeout 20 >"$T/cli.out" 2>"$T/cli.err" &
+	pid=$!
+	QPS_C="" QPS_S=""
+	while kill -0 "$pid" 2>/dev/null; do
+		QPS_S+=" $(qps "$S")"
+		QPS_C+=" $(qps "$C")"
+		mrc_sleep 0.2
+	done
+	wait "$pid"
 	CLI_RC=$?
-	QPS_C=$(qps "$C")
-	QPS_S=$(qps "$S")
+	QPS_S+=" $(qps "$S")"
+	QPS_C+=" $(qps "$C")"
+	QPS_S=$(words "$QPS_S")
+	QPS_C=$(words "$QPS_C")
+}
+
+# words STRING: its words, each once, sorted, space-separated.
+words() {
+	# shellcheck disable=SC2086 # split on purpose
+	printf '%s\n' $1 | sort -u | tr '\n' ' ' | sed 's/ $//'
 }
 
 qps() {
