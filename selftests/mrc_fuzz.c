@@ -126,6 +126,7 @@ struct dir {
 	__u32 hi_psn;		/* highest data PSN seen: about snd_nxt - 1 */
 	__u32 ack_psn;		/* last cumulative PSN acknowledged */
 	int acked;
+	double seen;		/* when a packet of it last went by */
 };
 
 static struct dir dirs[MAX_DIRS];
@@ -149,6 +150,14 @@ static int is_victim(__u16 a, __u16 b)
 	       !in_ports(prot_ports, nr_prot, b);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static struct dir *dir_find(__u16 sport, __u16 dport, int local)
 {
 	unsigned int i;
@@ -160,6 +169,13 @@ static struct dir *dir_find(__u16 sport, __u16 dport, int local)
 	return NULL;
 }
 
+/*
+ * A data packet of direction @sport -> @dport went by (@is_ack: an
+ * acknowledgment of it).  Epochs are learnt from data alone: an
+ * acknowledgment may be mrc's answer to a forged packet (a NACK echoes
+ * the epoch it refuses), data comes only from a real sender (the
+ * fuzzers' own are skipped by their UDP port).
+ */
 static void dir_note(__u16 sport, __u16 dport, int local, __u16 epoch,
 		     __u32 psn, int is_ack)
 {
@@ -168,10 +184,23 @@ static void dir_note(__u16 sport, __u16 dport, int local, __u16 epoch,
 	/* The fuzzer's own incarnations to the sink are not live QPs. */
 	if (!epoch || (sink.port && (sport == sink.port || dport == sink.port)))
 		return;
+	if (is_ack) {
+		if (d && epoch == d->epoch) {
+			d->ack_psn = psn;
+			d->acked = 1;
+		}
+		return;
+	}
 	if (!d) {
-		if (nr_dirs == MAX_DIRS)
-			return;
-		d = &dirs[nr_dirs++];
+		unsigned int i, old = 0;
+
+		/* Full: the direction silent for longest makes room. */
+		if (nr_dirs < MAX_DIRS)
+			old = nr_dirs++;
+		for (i = 1; nr_dirs == MAX_DIRS && i < MAX_DIRS; i++)
+			if (dirs[i].seen < dirs[old].seen)
+				old = i;
+		d = &dirs[old];
 		memset(d, 0, sizeof(*d));
 		d->sport = sport;
 		d->dport = dport;
@@ -182,18 +211,15 @@ static void dir_note(__u16 sport, __u16 dport, int local, __u16 epoch,
 		       local ? "outgoing" : "incoming", sport, dport, epoch,
 		       psn);
 	}
+	d->seen = now_s();
 	if (epoch != d->epoch) {
 		d->prev = d->epoch;
 		d->epoch = epoch;
 		d->hi_psn = psn;
 		d->acked = 0;
 	}
-	if (is_ack) {
-		d->ack_psn = psn;
-		d->acked = 1;
-	} else if (mrc_psn_sdiff(psn, d->hi_psn) > 0) {
+	if (mrc_psn_sdiff(psn, d->hi_psn) > 0)
 		d->hi_psn = psn;
-	}
 }
 
 static int sniff_fd = -1;
@@ -378,17 +404,17 @@ static __u32 near_psn(__u32 live)
 	return mrc_psn_add(live, (__u32)off[below(ARRAY_SIZE(off))]);
 }
 
-/* Pick a learnt direction whose sender is local (@local) or not, of
- * target @g; NULL if none.
+/* Pick a live direction (one seen in the last second) whose sender is
+ * local (@local) or not, of target @g; NULL if none.
  */
-static struct dir *pick_dir(enum target g, int local)
+static struct dir *pick_dir(enum target g, int local, double now)
 {
 	int victim = g == G_VICTIM;
 	struct dir *c[MAX_DIRS];
 	unsigned int i, n = 0;
 
 	for (i = 0; i < nr_dirs; i++) {
-		if (dirs[i].local != local ||
+		if (dirs[i].local != local || now - dirs[i].seen > 1.0 ||
 		    victim != is_victim(dirs[i].sport, dirs[i].dport))
 			continue;
 		c[n++] = &dirs[i];
@@ -404,8 +430,8 @@ static void build(struct pkt *k, enum ptype t, const struct dir *d)
 	__u16 dport = d ? (t == T_DATA ? d->dport : d->sport) : edge_port();
 	__u16 sport = d ? (t == T_DATA ? d->sport : d->dport) : edge_port();
 	__u16 epoch = d ? d->epoch : edge_epoch();
-	__u32 live = d ? (t == T_DATA ? mrc_psn_add(d->ack_psn, 1) :
-			  d->acked ? d->ack_psn : d->hi_psn) : below(1024);
+	__u32 live = !d ? below(1024) : !d->acked ? d->hi_psn :
+		     t == T_DATA ? mrc_psn_add(d->ack_psn, 1) : d->ack_psn;
 	__u32 i, n;
 
 	k->type = t;
@@ -764,14 +790,6 @@ static unsigned long num(const char *s, unsigned long max, const char *what)
 	return v;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 int main(int argc, char **argv)
 {
 	static struct pkt pk[MAX_BATCH];
@@ -904,6 +922,8 @@ int main(int argc, char **argv)
 		unsigned int nb = count - sent < batch ? count - sent : batch;
 		int r;
 
+		double now = now_s();
+
 		sniff_drain();
 		for (i = 0; i < nb; i++) {
 			struct pkt *k = &pk[i];
@@ -930,7 +950,8 @@ int main(int argc, char **argv)
 					 * data to here; probes either way.
 					 */
 					d = pick_dir(g, t == T_DATA ||
-						     (t >= T_PROBE && chance(50)));
+						     (t >= T_PROBE && chance(50)),
+						     now);
 					if (!d)
 						g = G_EDGE;
 				}

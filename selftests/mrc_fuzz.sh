@@ -243,7 +243,8 @@ mrc_at_exit "kill $vcli"
 # Both transfers under way: their queue pairs in B.
 for ((i = 0; i < 100; i++)); do
 	ports=$(mrc_exec -n "$B" -j qp show 2>/dev/null |
-		jq -r '[.[].local_port] | sort | unique | join(" ")')
+		jq -r '[.[].local_port] | sort | unique | map(tostring) |
+			join(" ")')
 	[[ " $ports " == *" $VERIFIED "* && " $ports " == *" $VICTIM "* ]] &&
 		break
 	mrc_sleep 0.2
@@ -401,13 +402,16 @@ B=$MRC_NS
 MRC_DUMP_NS=$B
 mrc_veth_pair "$A" "$B" || mrc_die "cannot build the veth pair"
 # The fuzzers stay up across the unloads: plain UDP sockets, which do not
-# hold the module.  All is victim here.
+# hold the module.  Without the live epochs (-P): one who has them can
+# keep a closed socket's queue pair, which answers duplicates for as
+# long as they come (as TCP's TIME-WAIT answers a FIN again), and so the
+# module, busy.
 ip netns exec "$A" "$MRC_FUZZ" -s "$SEED" -n 100000000 -t 3600 \
-	-i "$MRC_VETH_A" -V "$VERIFIED" -k "$SINK" "$MRC_IP4_B" \
+	-i "$MRC_VETH_A" -P "$VERIFIED" -k "$SINK" "$MRC_IP4_B" \
 	>/dev/null 2>&1 &
 fa=$!
 ip netns exec "$B" "$MRC_FUZZ" -s $((SEED + 1)) -n 100000000 -t 3600 \
-	-i "$MRC_VETH_B" -V "$VERIFIED" "$MRC_IP4_A" >/dev/null 2>&1 &
+	-i "$MRC_VETH_B" -P "$VERIFIED" "$MRC_IP4_A" >/dev/null 2>&1 &
 fb=$!
 mrc_at_exit "kill $fa $fb"
 worst=0 bad=() busy=0
@@ -463,7 +467,7 @@ for ((i = 1; i <= SOAK; i++)); do
 		-s 65536 -c 4 -t 60 >/dev/null 2>&1 &
 	cli=$!
 	ip netns exec "$A" "$MRC_FUZZ" -s $((SEED + i)) -n 100000000 \
-		-t 600 -i "$MRC_VETH_A" -V "$VERIFIED" "$MRC_IP4_B" \
+		-t 600 -i "$MRC_VETH_A" -P "$VERIFIED" "$MRC_IP4_B" \
 		>/dev/null 2>&1 &
 	fa=$!
 	moving "$B" rx_data_packets && busy=$((busy + 1))
