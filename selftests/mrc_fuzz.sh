@@ -195,7 +195,7 @@ B=$MRC_NS
 MRC_DUMP_NS=$B
 mrc_veth_pair "$A" "$B" || mrc_die "cannot build the veth pair"
 
-# shellcheck disable=SC2034 # used by name: counters, dd
+# shellcheck disable=SC2034 # used by name: counters, dl
 declare -A AB=() AA=() BB=() BA=()
 counters "$A" "$MRC_VETH_A" AB
 counters "$B" "$MRC_VETH_B" BB
@@ -327,17 +327,17 @@ counters "$A" "$MRC_VETH_A" AA
 counters "$B" "$MRC_VETH_B" BA
 slab1=$(slab_kb)
 
-# d2 X NAME: the change of NAME in namespace X (A or B).
-dd() {
+# dl X NAME: the change of NAME in namespace X (A or B).
+dl() {
 	mrc_stats_delta "$2" "$1B" "$1A"
 }
 
 for x in A B; do
 	if [ "$x" = A ]; then y=B; sent=$sb; else y=A; sent=$sa; fi
-	rx=$(dd "$x" rx_packets)
+	rx=$(dl "$x" rx_packets)
 	sum=0 parts=
 	for v in "${VERDICTS[@]}"; do
-		n=$(dd "$x" "$v")
+		n=$(dl "$x" "$v")
 		sum=$((sum + n))
 		[ "$n" = 0 ] || parts+=" $v=$n"
 	done
@@ -345,17 +345,17 @@ for x in A B; do
 		"$rx" "$sum" || mrc_log "#  $parts"
 	mrc_log "# $x:$parts"
 	chk_eq "$x: UDP InDatagrams are mrc's rx_packets" \
-		"$(dd "$x" udp_InDatagrams)" "$rx"
-	in=$((sent + $(dd "$y" tx_packets)))
-	lost=$(($(dd "$y" dev_tx_dropped) + $(dd "$x" dev_rx_dropped) +
-		$(dd "$x" udp_InErrors) + $(dd "$x" udp_NoPorts)))
-	chk_eq "$x: sent to it ($sent fuzzed + $(dd "$y" tx_packets) by mrc" \
+		"$(dl "$x" udp_InDatagrams)" "$rx"
+	in=$((sent + $(dl "$y" tx_packets)))
+	lost=$(($(dl "$y" dev_tx_dropped) + $(dl "$x" dev_rx_dropped) +
+		$(dl "$x" udp_InErrors) + $(dl "$x" udp_NoPorts)))
+	chk_eq "$x: sent to it ($sent fuzzed + $(dl "$y" tx_packets) by mrc" \
 		"in $y) = taken by mrc + dropped on the way ($lost)" \
 		"$((rx + lost))" "$in"
-	chk_eq "$x: queue pairs opened = closed ($(dd "$x" qp_opened))" \
-		"$(dd "$x" qp_closed)" "$(dd "$x" qp_opened)"
-	chk_eq "$x: spraying states opened = closed ($(dd "$x" peer_opened))" \
-		"$(dd "$x" peer_closed)" "$(dd "$x" peer_opened)"
+	chk_eq "$x: queue pairs opened = closed ($(dl "$x" qp_opened))" \
+		"$(dl "$x" qp_closed)" "$(dl "$x" qp_opened)"
+	chk_eq "$x: spraying states opened = closed ($(dl "$x" peer_opened))" \
+		"$(dl "$x" peer_closed)" "$(dl "$x" peer_opened)"
 done
 
 bound=$SLAB_KB
