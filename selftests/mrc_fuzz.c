@@ -264,28 +264,57 @@ static void sniff_one(const __u8 *ip, size_t len, int outgoing)
 
 static void sniff_drain(void)
 {
-	__u8 buf[128];
-	struct sockaddr_ll sll;
-	socklen_t sl;
-	ssize_t n;
-	int i;
+	static __u8 buf[64][128];
+	struct sockaddr_ll sll[64];
+	struct mmsghdr mm[64];
+	struct iovec iov[64];
+	int i, n, r;
 
-	for (i = 0; sniff_fd >= 0 && i < 512; i++) {
-		sl = sizeof(sll);
-		n = recvfrom(sniff_fd, buf, sizeof(buf), MSG_DONTWAIT,
-			     (struct sockaddr *)&sll, &sl);
-		if (n < 0)
+	for (r = 0; sniff_fd >= 0 && r < 8; r++) {
+		memset(mm, 0, sizeof(mm));
+		for (i = 0; i < 64; i++) {
+			iov[i].iov_base = buf[i];
+			iov[i].iov_len = sizeof(buf[i]);
+			mm[i].msg_hdr.msg_iov = &iov[i];
+			mm[i].msg_hdr.msg_iovlen = 1;
+			mm[i].msg_hdr.msg_name = &sll[i];
+			mm[i].msg_hdr.msg_namelen = sizeof(sll[i]);
+		}
+		n = recvmmsg(sniff_fd, mm, 64, MSG_DONTWAIT, NULL);
+		for (i = 0; i < n; i++)
+			sniff_one(buf[i], mm[i].msg_len,
+				  sll[i].sll_pkttype == PACKET_OUTGOING);
+		if (n < 64)
 			return;
-		if (sll.sll_protocol == htons(ETH_P_IP))
-			sniff_one(buf, n, sll.sll_pkttype == PACKET_OUTGOING);
 	}
 }
 
 static int sniff_open(const char *ifname)
 {
-	/* The first 128 bytes of every packet: its headers are all we read. */
-	struct sock_filter code[] = { BPF_STMT(BPF_RET | BPF_K, 128) };
-	struct sock_fprog prog = { 1, code };
+	/*
+	 * In the kernel, before anything is queued: IPv4, UDP, not a
+	 * fragment's tail, to port 4791 and not from the fuzzers' port.
+	 * The first 128 bytes of those: their headers are all we read.
+	 * (A packet socket of SOCK_DGRAM sees the packet from its IP
+	 * header on.)
+	 */
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0),
+		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x40, 0, 10),
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 9),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_UDP, 0, 8),
+		BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 6),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x1fff, 6, 0),
+		BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 0),
+		BPF_STMT(BPF_LD | BPF_H | BPF_IND, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, own_udp_port, 3, 0),
+		BPF_STMT(BPF_LD | BPF_H | BPF_IND, 2),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MRC_UDP_PORT, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 128),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_fprog prog = { ARRAY_SIZE(code), code };
 	struct sockaddr_ll sll = { 0 };
 
 	/* ETH_P_ALL: only taps of every protocol see what goes out. */
