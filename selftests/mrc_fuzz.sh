@@ -96,9 +96,13 @@ chk_ne "another seed, other packets" "$d3" "$d1"
 
 # --- helpers ------------------------------------------------------------------
 
-# Verdicts: every packet mrc takes ends in exactly one of these.
+# Verdicts: every packet mrc takes ends in exactly one of these (net/mrc/
+# rx.c, tx.c's mrc_qp_rx_ack(), probe.c).  A trimmed data packet is
+# counted in rx_trimmed, alone or beside rx_drop_no_qp or rx_drop_filter:
+# none comes here (nothing sets a trimmed codepoint), which is checked.
 VERDICTS=(rx_drop_short rx_drop_bad_version rx_drop_bad_opcode rx_drop_no_qp
-	rx_drop_malformed rx_drop_out_of_window rx_drop_no_mem rx_dup_packets
+	rx_drop_malformed rx_drop_out_of_window rx_drop_no_mem rx_drop_filter
+	rx_drop_no_start rx_drop_addr_limit rx_drop_qp_limit rx_dup_packets
 	rx_data_packets ack_rx sack_rx nack_rx total_probe_pkts_rx
 	probe_resp_rx)
 
@@ -188,12 +192,8 @@ fuzz_sent() {
 
 # --- 2. the fuzzer beside a verified transfer --------------------------------
 
-mrc_netns_add
-A=$MRC_NS
-mrc_netns_add
-B=$MRC_NS
-MRC_DUMP_NS=$B
-mrc_veth_pair "$A" "$B" || mrc_die "cannot build the veth pair"
+mrc_client_server
+A=$C B=$S
 
 # shellcheck disable=SC2034 # used by name: counters, dl
 declare -A AB=() AA=() BB=() BA=()
@@ -344,6 +344,8 @@ for x in A B; do
 	chk_eq "$x: every packet mrc took has one verdict: rx_packets" \
 		"$rx" "$sum" || mrc_log "#  $parts"
 	mrc_log "# $x:$parts"
+	chk_eq "$x: no packet came trimmed (rx_trimmed)" \
+		"$(dl "$x" rx_trimmed)" 0
 	chk_eq "$x: UDP InDatagrams are mrc's rx_packets" \
 		"$(dl "$x" udp_InDatagrams)" "$rx"
 	in=$((sent + $(dl "$y" tx_packets)))
@@ -394,12 +396,8 @@ rmmod_within() {
 }
 
 mrc_log "# rmmod while a transfer and the fuzzers run, $SOAK times"
-mrc_netns_add
-A=$MRC_NS
-mrc_netns_add
-B=$MRC_NS
-MRC_DUMP_NS=$B
-mrc_veth_pair "$A" "$B" || mrc_die "cannot build the veth pair"
+mrc_client_server
+A=$C B=$S
 # The fuzzers stay up across the unloads: plain UDP sockets, which do not
 # hold the module.  Without the live epochs (-P): one who has them can
 # keep a closed socket's queue pair, which answers duplicates for as
