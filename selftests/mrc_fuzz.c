@@ -1037,5 +1037,9 @@ out:
 		       is_victim(dirs[i].sport, dirs[i].dport) ? " victim" :
 		       " protected");
 	printf("digest %016llx\n", (unsigned long long)digest);
+	/* Said before the sockets close: a packet socket's release waits
+	 * for an RCU grace period, which a loaded kernel may put off.
+	 */
+	fflush(stdout);
 	return sent == count ? 0 : 1;
 }

@@ -19,7 +19,9 @@
 #    of a verified transfer (never with its live epoch, nor START: those
 #    forge an incarnation, issue 13 item 3) and of a victim transfer
 #    (with them: it may fail, cleanly), at a sink socket through
-#    incarnations of the fuzzer's own, and at boundary ports.  Then:
+#    incarnations of the fuzzer's own, and at boundary ports.  The
+#    transfers stop once the fuzzers have sent all, before the fuzzers
+#    exit (see below).  Then:
 #      - every run of the verified transfer verified, at both ends;
 #      - in each namespace, every packet mrc took has exactly one verdict:
 #        rx_packets = the drops by reason + what was accepted;
@@ -261,17 +263,29 @@ ip netns exec "$B" "$MRC_FUZZ" -s $((SEED + 1)) -n $((PKTS - PKTS / 2)) \
 	-t "$FUZZ_SECS" -i "$MRC_VETH_B" -w 3000 -P "$VERIFIED" -V "$VICTIM" \
 	"$MRC_IP4_A" >"$T/fuzz.b" 2>&1 &
 fb=$!
-mrc_wait_pid "$fa" $((FUZZ_SECS + 30)) || mrc_kill_pid "$fa"
-rca=$MRC_WAIT_RC
-mrc_wait_pid "$fb" $((FUZZ_SECS + 30)) || mrc_kill_pid "$fb"
-rcb=$MRC_WAIT_RC
+# Until both have sent all (their last line, the digest, is written
+# before they exit) or their time is up.
+while [ $(($(mrc_now_ms) - t0)) -lt $(((FUZZ_SECS + 30) * 1000)) ] &&
+      { kill -0 "$fa" 2>/dev/null || kill -0 "$fb" 2>/dev/null; } &&
+      ! { grep -q '^digest ' "$T/fuzz.a" && grep -q '^digest ' "$T/fuzz.b"; }
+do
+	mrc_sleep 0.5
+done
 fuzz_ms=$(($(mrc_now_ms) - t0))
+# The transfers stop before the fuzzers' exits are waited for: each exit
+# closes a packet socket, whose release waits for an RCU grace period
+# (synchronize_net()); on the debug kernel's single vCPU, two transfers
+# at full speed put that off for minutes (hung-task reports).
 touch "$T/stop"
 mrc_wait_pid "$cli" 90 || mrc_kill_pid "$cli"
 mrc_kill_pid "$vcli"
 mrc_kill_pid "$vsrv"
 mrc_kill_pid "$sink"
 mrc_kill_pid "$srv"
+mrc_wait_pid "$fa" 120 || mrc_kill_pid "$fa"
+rca=$MRC_WAIT_RC
+mrc_wait_pid "$fb" 120 || mrc_kill_pid "$fb"
+rcb=$MRC_WAIT_RC
 srv_json=$(<"$T/srv.out")
 
 sed 's/^/#   A: /' "$T/fuzz.a"
