@@ -4,10 +4,12 @@
  *
  *   mrc_fuzz [-s SEED] [-n COUNT] [-t SECONDS] [-b BATCH] [-u UDPPORT]
  *            [-i IFNAME] [-w MS] [-P PORT]... [-V PORT]... [-k PORT]
- *            [-d] ADDRESS
+ *            [-r RATE] [-d] ADDRESS
  *
  * Sends COUNT (default 1000000) UDP datagrams to ADDRESS port 4791 from
- * UDP port UDPPORT (default 4792), BATCH (default 32) to a sendmmsg().
+ * UDP port UDPPORT (default 4792), BATCH (default 32) to a sendmmsg(),
+ * at most RATE a second if given (a flood at full speed takes the whole
+ * of a single CPU, where RCU's grace periods then wait for minutes).
  * Each starts as a valid packet of one of six types (data, ACK, SACK,
  * NACK, probe, probe response) built with include/mrc/wire.h, and most
  * are then mutated: bits flipped, a field set to a boundary (0, 1, its
@@ -801,7 +803,7 @@ static void usage(void)
 	fprintf(stderr,
 		"Usage: mrc_fuzz [-s SEED] [-n COUNT] [-t SECONDS] [-b BATCH]\n"
 		"                [-u UDPPORT] [-i IFNAME] [-w MS] [-P PORT]...\n"
-		"                [-V PORT]... [-k PORT] [-d] ADDRESS\n");
+		"                [-V PORT]... [-k PORT] [-r RATE] [-d] ADDRESS\n");
 	exit(2);
 }
 
@@ -826,7 +828,7 @@ int main(int argc, char **argv)
 	static struct iovec iov[MAX_BATCH];
 	unsigned long count = 1000000, sent = 0, seconds = 0, warm = 0;
 	unsigned long by_type[NR_T] = { 0 }, by_g[NR_G] = { 0 };
-	unsigned long mutated = 0, fixed = 0, batch = 32;
+	unsigned long mutated = 0, fixed = 0, batch = 32, rate = 0;
 	unsigned long long seed = 0;
 	__u64 digest = 0xcbf29ce484222325ULL;
 	struct sockaddr_storage ss = { 0 };
@@ -837,7 +839,7 @@ int main(int argc, char **argv)
 	unsigned int i, j;
 
 	own_udp_port = 4792;
-	while ((opt = getopt(argc, argv, "s:n:t:b:u:i:w:P:V:k:d")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:t:b:u:i:w:P:V:k:r:d")) != -1) {
 		switch (opt) {
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
@@ -875,6 +877,9 @@ int main(int argc, char **argv)
 			break;
 		case 'k':
 			sink.port = num(optarg, 65535, "port");
+			break;
+		case 'r':
+			rate = num(optarg, 100000000, "rate");
 			break;
 		case 'd':
 			dry = 1;
@@ -1020,6 +1025,20 @@ int main(int argc, char **argv)
 			}
 		}
 		sent += nb;
+		/* Paced: the next batch when the rate allows it. */
+		if (rate && !dry) {
+			double wait = t0 + (double)sent / rate - now_s();
+
+			if (wait > 0) {
+				struct timespec ts = {
+					.tv_sec = (time_t)wait,
+					.tv_nsec = (long)((wait - (time_t)wait) *
+							  1e9),
+				};
+
+				nanosleep(&ts, NULL);
+			}
+		}
 	}
 out:
 	printf("sent %lu in %.1f s:", sent, now_s() - t0);
