@@ -406,10 +406,10 @@ mrc_netns_del "$B"
 
 # --- 3. rmmod while traffic flows ---------------------------------------------
 
-# rmmod_within WHAT: rmmod mrc, tried every 250 ms for 15 s; the time it
-# took in $RM_MS, the failure in $RM_ERR.
+# rmmod_within [SECONDS]: rmmod mrc, tried every 250 ms for SECONDS (15);
+# the time it took in $RM_MS, the failure in $RM_ERR.
 rmmod_within() {
-	local t0 tries=0 rc
+	local t0 tries=0 rc limit=$((${1:-15} * 1000))
 
 	t0=$(mrc_now_ms)
 	while :; do
@@ -418,7 +418,7 @@ rmmod_within() {
 		tries=$((tries + 1))
 		RM_MS=$(($(mrc_now_ms) - t0))
 		[ "$rc" -eq 0 ] && return 0
-		[ "$RM_MS" -ge 15000 ] && return 1
+		[ "$RM_MS" -ge "$limit" ] && return 1
 		mrc_sleep 0.25
 	done
 }
@@ -456,8 +456,13 @@ for ((i = 1; i <= SOAK; i++)); do
 	if rmmod_within; then
 		[ "$RM_MS" -gt "$worst" ] && worst=$RM_MS
 	else
-		bad+=("cycle $i: rmmod still failing after $RM_MS ms: $RM_ERR")
-		rmmod_within || mrc_die "mrc will not unload: $RM_ERR"
+		bad+=("cycle $i: rmmod still failing after $RM_MS ms: $RM_ERR"
+		      "module refcount $(cat /sys/module/mrc/refcnt 2>&1)"
+		      "A's queue pairs: $(mrc_exec -n "$A" -j qp show 2>&1)"
+		      "B's queue pairs: $(mrc_exec -n "$B" -j qp show 2>&1)")
+		rmmod_within 120 ||
+			mrc_die "mrc will not unload: $RM_ERR" "${bad[@]}"
+		bad+=("cycle $i: unloaded after $RM_MS ms more")
 	fi
 done
 chk_eq "rmmod under traffic: cycles where data was moving" "$busy" "$SOAK"
