@@ -13,7 +13,7 @@
 #
 # 1. Reproducible: the same seed builds the same bytes (mrc_fuzz -d
 #    digest), another seed other bytes.
-# 2. MRC_FUZZ_PACKETS (default 1,000,000; 30,000 on the debug kernel,
+# 2. MRC_FUZZ_PACKETS (default 1,000,000; 15,000 on the debug kernel,
 #    MRC_DEBUG_KERNEL=1, where a million would take an hour) fuzzed
 #    datagrams, half from each namespace (mrc_fuzz.c: valid packets of
 #    the six types, mutated), within MRC_FUZZ_SECONDS (240),
@@ -40,10 +40,10 @@
 #        object kept per packet would be 61 MiB), plus, under KASAN, its
 #        quarantine (a thirty-second of memory), which holds freed
 #        objects back;
-# 3. rmmod while a transfer and both fuzzers run, MRC_FUZZ_SOAK (20)
-#    times: the transfer under way, its processes killed, the module
-#    unloads within 15 s each time (its orphaned queue pairs fail and
-#    close), while fuzzed packets keep arriving.
+# 3. rmmod while a transfer and both fuzzers run, MRC_FUZZ_SOAK (20; 10
+#    on the debug kernel) times: the transfer under way, its processes
+#    killed, the module unloads within 15 s each time (its orphaned
+#    queue pairs fail and close), while fuzzed packets keep arriving.
 # 4. namespace deletion while traffic flows, MRC_FUZZ_SOAK times: a new
 #    pair of namespaces with a transfer and a fuzzer, deleted and their
 #    processes killed mid-stream; then rmmod within 15 s.
@@ -60,20 +60,25 @@ PKTS=${MRC_FUZZ_PACKETS:-1000000}
 # The fuzzers' time limit: 1,000,000 packets take 46 s on the stock
 # kernel under TCG.
 FUZZ_SECS=${MRC_FUZZ_SECONDS:-240}
-# The soak's fuzzers, packets a second each (0: as fast as they can).
+# The soak's cycles of each kind, and its fuzzers' packets a second each
+# (0: as fast as they can).
+SOAK=${MRC_FUZZ_SOAK:-20}
 SOAK_RATE=${MRC_FUZZ_SOAK_RATE:-0}
 if [ "${MRC_DEBUG_KERNEL:-0}" = 1 ]; then
 	# About 270 packets a second get through there beside the transfers
 	# (one vCPU, KASAN and lockdep): a million would take an hour.
-	PKTS=${MRC_FUZZ_PACKETS:-30000}
+	PKTS=${MRC_FUZZ_PACKETS:-15000}
 	# A flood at full speed takes the whole of the single vCPU, and
-	# RCU's grace periods then wait for minutes: the module's last
-	# references (a socket is freed after one) and the fuzzers' own
-	# exits (a packet socket's release waits for one) with them.
+	# what waits for RCU there then waits for minutes: the module's
+	# last references (a socket is freed after a grace period) and
+	# the fuzzers' own exits (a packet socket's release waits for
+	# one).
 	SOAK_RATE=${MRC_FUZZ_SOAK_RATE:-100}
+	# An unload there takes 9.5 s a cycle, a pair of namespaces 13 s:
+	# 20 of each would take seven and a half minutes on their own.
+	SOAK=${MRC_FUZZ_SOAK:-10}
 fi
 SEED=${MRC_FUZZ_SEED:-$(($(date +%s) % 1000000))}
-SOAK=${MRC_FUZZ_SOAK:-20}
 SLAB_KB=${MRC_FUZZ_SLAB_KB:-16384}
 VERIFIED=7001
 VICTIM=7002
