@@ -25,7 +25,7 @@
 #    values, a state renewed, spraying none; a spine failed silently and
 #    by link down, probes at the period, values back); mrc_fuzz.sh
 #    fuzzes 15,000 packets, not 1,000,000 (about 300 a second get
-#    through there), paces its soak's fuzzers and runs 10 cycles of
+#    through there), paces its soak's fuzzers and runs 6 cycles of
 #    each soak, not 20: see Documentation/testing.rst.
 # Ends with every failure and skip, with its reason, and "N passed, N
 # failed, N skipped" unless MRC_CHECK_NESTED is set, as when make check
