@@ -81,10 +81,36 @@ d() {
 }
 
 # server_qps: how many queue pairs the server's socket (port $PORT) holds
-# now; those of the sockets before it may still be closing.
+# now, from a dump of the table (a long one when it is full: used once);
+# those of the sockets before it may still be closing.
 server_qps() {
 	mrc_exec -n "$S" -j qp show 2>/dev/null |
 		jq "[.[] | select(.local_port == $PORT)] | length" 2>/dev/null
+}
+
+# live ARRAY: the queue pairs open in the server's namespace when the
+# mrc_stats_snapshot ARRAY was taken, from its counters: every one it
+# ever opened (qp_opened) less every one closed (qp_closed, which counts
+# the evicted too); while they open and close, give or take those in
+# between.
+live() {
+	local -n l_snap=$1
+
+	echo $((${l_snap[qp_opened]:-0} - ${l_snap[qp_closed]:-0}))
+}
+
+# wait_no_qps: until the server's namespace holds no queue pair (those
+# of the sockets before this one closed): then what it holds is the
+# socket's.  Dies if it does not in 20 s.
+wait_no_qps() {
+	local i
+
+	for ((i = 0; i < 100; i++)); do
+		mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats in $S"
+		[ "$(live SB)" = 0 ] && return 0
+		mrc_sleep 0.2
+	done
+	mrc_die "$S still holds $(live SB) queue pairs of closed sockets"
 }
 
 # start_server [-6]: mrcperf server -1 on the next port, 16 MiB buffers
@@ -180,16 +206,19 @@ ip netns exec "$C" "$MRCPERF" server -p 6300 -1 -j >"$T/rsrv.out" \
 RSRV=$!
 mrc_wait_bound "$RSRV" 6300 20 ||
 	mrc_die "mrcperf server in $C did not start: $(cat "$T/rsrv.err")"
+mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats in $S"
 ip netns exec "$S" "$MRCPERF" client "$MRC_IP4_A" -p 6300 -P 64 -t 4 \
 	-s 4096 -j >"$T/rcli.out" 2>"$T/rcli.err" &
 RCLI=$!
-for ((i = 0; i < 30; i++)); do
-	n=$(mrc_exec -n "$S" -j qp show 2>/dev/null |
-	    jq "[.[] | select(.remote_addr == \"$MRC_IP4_A\" and
-			      .local_port != $PORT)] | length" 2>/dev/null)
-	[ "${n:-0}" -ge 64 ] && break
+# Counted as they open (the server on $PORT has none), then listed once.
+for ((i = 0; i < 60; i++)); do
+	mrc_stats_snapshot -n "$S" SA || mrc_die "mrc stats in $S"
+	[ "$(d qp_opened)" -ge 64 ] && break
 	mrc_sleep 0.1
 done
+n=$(mrc_exec -n "$S" -j qp show 2>/dev/null |
+    jq "[.[] | select(.remote_addr == \"$MRC_IP4_A\" and
+		      .local_port != $PORT)] | length" 2>/dev/null)
 chk_eq "the server's 64 sockets' queue pairs to $MRC_IP4_A" "${n:-0}" 64
 mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats in $S"
 out=$(ip netns exec "$C" "$MRC_INJECT" -q "$PORT" -s 21000 "$MRC_IP4_B" \
@@ -223,6 +252,8 @@ start_server
 mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats in $S"
 # 5,000 addresses from 10.99.0.1, 4 ports each: 20,000 sources a round,
 # on new ports each round (the address's limit is 64: 16 rounds).
+# What the namespace holds from here on is the socket's.
+wait_no_qps
 ( r=0
   while :; do
 	ip netns exec "$C" "$MRC_INJECT" -q "$PORT" -s $((30000 + 4 * r)) \
@@ -232,19 +263,24 @@ mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats in $S"
   done ) &
 FLOOD=$!
 mrc_at_exit "kill $FLOOD"
+# Read from the counters as it fills (a dump of a full table is long):
+# full once it evicts, which only a full table does.
 full=0
-for ((i = 0; i < 300; i++)); do
-	n=$(server_qps)
-	[ "${n:-0}" -ge 1024 ] && full=1 && break
+deadline=$(($(mrc_now_ms) + 30000))
+while :; do
+	mrc_stats_snapshot -n "$S" SA || mrc_die "mrc stats in $S"
+	n=$(live SA)
+	[ "$(d qp_evicted)" -ge 1 ] && full=1 && break
+	[ "$(mrc_now_ms)" -ge "$deadline" ] && break
 	mrc_sleep 0.1
 done
 if [ "$full" = 1 ]; then
-	mrc_pass "the flood filled the server's table: $n queue pairs"
+	mrc_pass "the flood filled the server's table: it evicts" \
+		"($(d qp_evicted) of $(d qp_opened) opened, $n open)"
 else
 	mrc_fail "the flood did not fill the server's table in 30 s:" \
-		"${n:-no} queue pairs"
+		"$n queue pairs open, $(d qp_opened) opened, none evicted"
 fi
-mrc_stats_snapshot -n "$S" SA || mrc_die "mrc stats in $S"
 opened_before=$(d qp_opened)
 client "a new real peer during the flood"
 ATTACK=$GOODPUT
