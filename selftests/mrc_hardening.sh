@@ -42,6 +42,21 @@
 #      it is refused with NACK 0x0A at first, gets in once the reaper has
 #      dropped the stalled partial messages (rx_msgs_evicted), and moves
 #      its 200 x 64 KiB; the replays keep no place.
+#
+# On the debug kernel (MRC_DEBUG_KERNEL=1, which tools/check-debug.sh
+# sets; KASAN and lockdep under TCG, where each packet costs tens of
+# times more) the same checks, smaller where the mechanism allows: the
+# real peer moves 50 x 64 KiB, and item 3's flood is 1,200 sources a
+# round (300 addresses x 4 ports), still more than the table, which it
+# fills and then evicts from.  The limits themselves are the module's,
+# fixed: 64 queue pairs a source (item 1) and 1,024 a socket (items 3
+# and 4, whose 1,024 senders each hold a place) are tested whole.  It
+# does not pass there yet, and tools/check-debug.sh leaves it out: a
+# forged packet takes so long there that the forged queue pairs, closed
+# after 3 s idle, are seldom 1,024 at once (Documentation/testing.rst).
+#
+# The queue pairs are counted from the counters (qp_opened, qp_closed),
+# not by dumping a table of 1,024 again and again.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -72,8 +87,27 @@ for ns in "$C" "$S"; do
 		mrc_die "$ns: config set listen 1"
 done
 
+# NMSG: the real peer's messages of 64 KiB; FLOOD_ADDRS: item 3's
+# forged addresses a round (4 ports each); FILL_S: seconds the flood has
+# to fill the table.
+NMSG=200 FLOOD_ADDRS=5000 FILL_S=30
+if [ "${MRC_DEBUG_KERNEL:-0}" = 1 ]; then
+	NMSG=50 FLOOD_ADDRS=300 FILL_S=120
+	mrc_log "# on the debug kernel: $NMSG messages a run, a flood of" \
+		"$((4 * FLOOD_ADDRS)) sources a round"
+fi
+FLOOD_SRCS=$((4 * FLOOD_ADDRS))
+T0=$(mrc_now_ms)
+
 # shellcheck disable=SC2034 # used by name: mrc_stats_snapshot
 declare -A SB=() SA=()
+
+# elapsed: seconds since the test started, for the log.
+elapsed() {
+	local ms=$(($(mrc_now_ms) - T0))
+
+	echo "$((ms / 1000)).$((ms % 1000 / 100)) s"
+}
 
 # d NAME: the change of the server's counter NAME between SB and SA.
 d() {
@@ -81,10 +115,36 @@ d() {
 }
 
 # server_qps: how many queue pairs the server's socket (port $PORT) holds
-# now; those of the sockets before it may still be closing.
+# now, from a dump of the table (a long one when it is full: used once);
+# those of the sockets before it may still be closing.
 server_qps() {
 	mrc_exec -n "$S" -j qp show 2>/dev/null |
 		jq "[.[] | select(.local_port == $PORT)] | length" 2>/dev/null
+}
+
+# live ARRAY: the queue pairs open in the server's namespace when the
+# mrc_stats_snapshot ARRAY was taken, from its counters: every one it
+# ever opened (qp_opened) less every one closed (qp_closed, which counts
+# the evicted too); while they open and close, give or take those in
+# between.
+live() {
+	local -n l_snap=$1
+
+	echo $((${l_snap[qp_opened]:-0} - ${l_snap[qp_closed]:-0}))
+}
+
+# wait_no_qps: until the server's namespace holds no queue pair (those
+# of the sockets before this one closed): then what it holds is the
+# socket's.  Dies if it does not in 20 s.
+wait_no_qps() {
+	local i
+
+	for ((i = 0; i < 100; i++)); do
+		mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats in $S"
+		[ "$(live SB)" = 0 ] && return 0
+		mrc_sleep 0.2
+	done
+	mrc_die "$S still holds $(live SB) queue pairs of closed sockets"
 }
 
 # start_server [-6]: mrcperf server -1 on the next port, 16 MiB buffers
@@ -101,13 +161,13 @@ start_server() {
 }
 
 # client DESC: a new real peer's run against the server, checked: both
-# ends exit 0, the server verified all 200 messages.  Sets GOODPUT.
+# ends exit 0, the server verified all $NMSG messages.  Sets GOODPUT.
 client() {
 	local desc=$1 rc srv_rc out sout v bad=()
 
 	ip netns exec "$C" "$MRCPERF" client "$MRC_IP4_B" -p "$PORT" -j \
-		--timeout 60 -s 65536 -n 200 -c 4 --rcvbuf 16M --sndbuf 16M \
-		>"$T/cli.out" 2>"$T/cli.err"
+		--timeout 60 -s 65536 -n "$NMSG" -c 4 --rcvbuf 16M \
+		--sndbuf 16M >"$T/cli.out" 2>"$T/cli.err"
 	rc=$?
 	mrc_wait_pid "$SRV" 30 || mrc_kill_pid "$SRV"
 	srv_rc=$MRC_WAIT_RC
@@ -116,13 +176,15 @@ client() {
 	[ "$rc" = 0 ] || bad+=("client exit $rc: $(<"$T/cli.err")")
 	[ "$srv_rc" = 0 ] || bad+=("server exit $srv_rc: $(<"$T/srv.err")")
 	v=$(jq -r '.messages // empty' <<<"$sout" 2>/dev/null | tail -n 1)
-	[ "$v" = 200 ] || bad+=("server verified ${v:-no} messages, want 200")
+	[ "$v" = "$NMSG" ] ||
+		bad+=("server verified ${v:-no} messages, want $NMSG")
 	v=$(jq -r '.errors // empty' <<<"$sout" 2>/dev/null | tail -n 1)
 	[ "$v" = 0 ] || bad+=("server counts ${v:-no} errors")
 	GOODPUT=$(jq -r '.goodput_mbps // empty' <<<"$out" 2>/dev/null |
 		  tail -n 1)
 	if [ ${#bad[@]} -eq 0 ]; then
-		mrc_pass "$desc: 200 x 64 KiB verified ($GOODPUT Mbit/s)"
+		mrc_pass "$desc: $NMSG x 64 KiB verified ($GOODPUT Mbit/s," \
+			"at $(elapsed))"
 	else
 		mrc_fail "$desc" "${bad[@]}" "client: $out" "server: $sout"
 	fi
@@ -130,7 +192,7 @@ client() {
 
 # --- 1. one address, many ports -------------------------------------------
 
-mrc_log "# one forged address, 200 mrc ports"
+mrc_log "# one forged address, 200 mrc ports ($(elapsed))"
 start_server
 mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats in $S"
 out=$(ip netns exec "$C" "$MRC_INJECT" -q "$PORT" -s 20000 -P 200 \
@@ -148,7 +210,8 @@ chk_eq "one address, 200 ports: refused at the address's limit" \
 chk_eq "one address, 200 ports: refusals told (NACK 0x0A)" "$(d nack_tx)" 136
 mrc_kill_pid "$SRV"
 
-mrc_log "# one forged IPv6 /64, 200 addresses; then another /64"
+mrc_log "# one forged IPv6 /64, 200 addresses; then another /64" \
+	"($(elapsed))"
 start_server -6
 mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats in $S"
 out=$(ip netns exec "$C" "$MRC_INJECT" -q "$PORT" -s 20000 -A fd99::1 \
@@ -173,23 +236,33 @@ chk_eq "another /64: its queue pair opened" "$(d qp_opened)" 65
 chk_eq "another /64: not refused" "$(d rx_drop_addr_limit)" 136
 mrc_kill_pid "$SRV"
 
-mrc_log "# the server's programs hold 64 queue pairs to the client"
+mrc_log "# the server's programs hold 64 queue pairs to the client" \
+	"($(elapsed))"
 start_server
 ip netns exec "$C" "$MRCPERF" server -p 6300 -1 -j >"$T/rsrv.out" \
 	2>"$T/rsrv.err" &
 RSRV=$!
 mrc_wait_bound "$RSRV" 6300 20 ||
 	mrc_die "mrcperf server in $C did not start: $(cat "$T/rsrv.err")"
+# On the debug kernel an RTT of 64 sockets at once is seconds long: at
+# the default rto their timeouts ran out the retry limit (qp_failed).
+if [ "${MRC_DEBUG_KERNEL:-0}" = 1 ]; then
+	mrc_exec -n "$S" config set rto 1000000 ||
+		mrc_die "$S: config set rto 1000000"
+fi
+mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats in $S"
 ip netns exec "$S" "$MRCPERF" client "$MRC_IP4_A" -p 6300 -P 64 -t 4 \
 	-s 4096 -j >"$T/rcli.out" 2>"$T/rcli.err" &
 RCLI=$!
-for ((i = 0; i < 30; i++)); do
-	n=$(mrc_exec -n "$S" -j qp show 2>/dev/null |
-	    jq "[.[] | select(.remote_addr == \"$MRC_IP4_A\" and
-			      .local_port != $PORT)] | length" 2>/dev/null)
-	[ "${n:-0}" -ge 64 ] && break
+# Counted as they open (the server on $PORT has none), then listed once.
+for ((i = 0; i < 60; i++)); do
+	mrc_stats_snapshot -n "$S" SA || mrc_die "mrc stats in $S"
+	[ "$(d qp_opened)" -ge 64 ] && break
 	mrc_sleep 0.1
 done
+n=$(mrc_exec -n "$S" -j qp show 2>/dev/null |
+    jq "[.[] | select(.remote_addr == \"$MRC_IP4_A\" and
+		      .local_port != $PORT)] | length" 2>/dev/null)
 chk_eq "the server's 64 sockets' queue pairs to $MRC_IP4_A" "${n:-0}" 64
 mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats in $S"
 out=$(ip netns exec "$C" "$MRC_INJECT" -q "$PORT" -s 21000 "$MRC_IP4_B" \
@@ -204,63 +277,97 @@ chk_eq "$MRC_IP4_A's packet beside them: its queue pair opened" \
 chk_eq "$MRC_IP4_A's packet beside them: not refused" \
 	"$(d rx_drop_addr_limit)" 0
 mrc_wait_pid "$RCLI" 60 || mrc_kill_pid "$RCLI"
-chk_eq "the server's 64 sockets' run: exit status" "$MRC_WAIT_RC" 0
+chk_eq "the server's 64 sockets' run: exit status" "$MRC_WAIT_RC" 0 ||
+	mrc_log "#   $(<"$T/rcli.err")"
 mrc_wait_pid "$RSRV" 30 || mrc_kill_pid "$RSRV"
-chk_eq "the client namespace's server: exit status" "$MRC_WAIT_RC" 0
+chk_eq "the client namespace's server: exit status" "$MRC_WAIT_RC" 0 ||
+	mrc_log "#   $(<"$T/rsrv.err")"
 mrc_kill_pid "$SRV"
 
 # --- 2. baseline -----------------------------------------------------------
 
-mrc_log "# a new real peer, no attack"
+mrc_log "# a new real peer, no attack ($(elapsed))"
 start_server
 client "baseline"
 BASE=$GOODPUT
 
 # --- 3. 20,000 forged sources while a new real peer connects --------------
 
-mrc_log "# 20,000 forged sources while a new real peer connects"
+mrc_log "# $FLOOD_SRCS forged sources a round while a new real peer" \
+	"connects ($(elapsed))"
 start_server
 mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats in $S"
-# 5,000 addresses from 10.99.0.1, 4 ports each: 20,000 sources a round,
-# on new ports each round (the address's limit is 64: 16 rounds).
+# 5,000 addresses from 10.99.0.1, 4 ports each: 20,000 sources a round
+# (FLOOD_ADDRS of them), on new ports each round (the address's limit is
+# 64: 16 rounds).
+# What the namespace holds from here on is the socket's.
+wait_no_qps
+# Each round's milliseconds go to $T/rounds, for the log.
+: >"$T/rounds"
 ( r=0
   while :; do
+	t=${EPOCHREALTIME/[.,]/}
 	ip netns exec "$C" "$MRC_INJECT" -q "$PORT" -s $((30000 + 4 * r)) \
-		-P 4 -A 10.99.0.1 -N 5000 "$MRC_IP4_B" data-first-64m \
-		>/dev/null 2>&1
+		-P 4 -A 10.99.0.1 -N "$FLOOD_ADDRS" "$MRC_IP4_B" \
+		data-first-64m >/dev/null 2>&1
+	echo $(((${EPOCHREALTIME/[.,]/} - t) / 1000)) >>"$T/rounds"
 	r=$(((r + 1) % 16))
   done ) &
 FLOOD=$!
 mrc_at_exit "kill $FLOOD"
+# Read from the counters as it fills (a dump of a full table is long):
+# full once it evicts, which only a full table does.
 full=0
-for ((i = 0; i < 300; i++)); do
-	n=$(server_qps)
-	[ "${n:-0}" -ge 1024 ] && full=1 && break
+deadline=$(($(mrc_now_ms) + FILL_S * 1000))
+while :; do
+	mrc_stats_snapshot -n "$S" SA || mrc_die "mrc stats in $S"
+	n=$(live SA)
+	[ "$(d qp_evicted)" -ge 1 ] && full=1 && break
+	[ "$(mrc_now_ms)" -ge "$deadline" ] && break
 	mrc_sleep 0.1
 done
 if [ "$full" = 1 ]; then
-	mrc_pass "the flood filled the server's table: $n queue pairs"
+	mrc_pass "the flood filled the server's table: it evicts" \
+		"($(d qp_evicted) of $(d qp_opened) opened, $n open," \
+		"at $(elapsed))"
 else
-	mrc_fail "the flood did not fill the server's table in 30 s:" \
-		"${n:-no} queue pairs"
+	mrc_fail "the flood did not fill the server's table in $FILL_S s:" \
+		"$n queue pairs open, $(d qp_opened) opened, none evicted"
+fi
+# The table itself, once, while the flood goes on (after the peer's run
+# its server has exited and its socket's table is closing).  The CLI
+# gives up when the table changed during each of its tries ("try
+# again"), as it may while the flood evicts: try again, a few times.
+for ((i = 0; i < 30; i++)); do
+	n=$(server_qps)
+	[ -n "$n" ] && break
+	mrc_sleep 0.1
+done
+if [ "${n:-0}" -ge 1 ] && [ "$n" -le 1024 ]; then
+	mrc_pass "the server's table during the flood: $n queue pairs," \
+		"at most 1024"
+else
+	mrc_fail "the server's table during the flood holds ${n:-no}" \
+		"queue pairs, want 1 to 1024"
 fi
 mrc_stats_snapshot -n "$S" SA || mrc_die "mrc stats in $S"
 opened_before=$(d qp_opened)
 client "a new real peer during the flood"
 ATTACK=$GOODPUT
-n=$(server_qps)
 kill "$FLOOD" 2>/dev/null
 wait "$FLOOD" 2>/dev/null
 mrc_stats_snapshot -n "$S" SA || mrc_die "mrc stats in $S"
+mapfile -t rounds <"$T/rounds"
+v=0
+for i in "${rounds[@]}"; do
+	v=$((v + i))
+done
+mrc_log "# the flood: ${#rounds[@]} rounds of $FLOOD_SRCS sources done," \
+	"$((v / (${#rounds[@]} > 0 ? ${#rounds[@]} : 1))) ms each"
 mrc_log "# forged QPs opened $(d qp_opened) ($opened_before before the" \
 	"peer came), evicted $(d qp_evicted), refused: table" \
 	"$(d rx_drop_qp_limit), address $(d rx_drop_addr_limit), memory" \
 	"$(d rx_drop_no_mem); received $(d rx_packets) packets"
-if [ "${n:-2000}" -le 1024 ]; then
-	mrc_pass "the server's table held at most 1024 queue pairs ($n)"
-else
-	mrc_fail "the server's table holds ${n:-?} queue pairs, over 1024"
-fi
 v=$(d qp_evicted)
 if [ "$v" -gt 0 ] && [ "$(d qp_opened)" -gt 1024 ]; then
 	mrc_pass "forged queue pairs evicted for new peers: $v of" \
@@ -273,7 +380,8 @@ chk_eq "no new peer refused for a full table" "$(d rx_drop_qp_limit)" 0
 
 # --- 4. forged senders that go on, and replay ------------------------------
 
-mrc_log "# 1,024 forged senders that place two packets each, and replay"
+mrc_log "# 1,024 forged senders that place two packets each, and replay" \
+	"($(elapsed))"
 start_server
 mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats in $S"
 # 256 addresses from 10.99.128.1, 4 ports each: 1,024 sources, the
@@ -290,6 +398,7 @@ forge() {
 # a VM; the counters say it afterwards).
 t0=$(date +%s%N)
 forge
+tf=$(date +%s%N)
 ( while :; do
 	sleep 0.3
 	forge
@@ -309,7 +418,8 @@ else
 	mrc_fail "forged senders that go on did not fill the table: $v" \
 		"queue pairs opened, want the 1,024 forged and the peer's"
 fi
-mrc_log "# in $(((t1 - t0) / 1000000)) ms from the forgery: QPs opened" \
+mrc_log "# the forgery took $(((tf - t0) / 1000000)) ms; in" \
+	"$(((t1 - t0) / 1000000)) ms from it: QPs opened" \
 	"$(d qp_opened), evicted $(d qp_evicted), partial messages of" \
 	"stalled senders dropped $(d rx_msgs_evicted), refused: table" \
 	"$(d rx_drop_qp_limit), NACKs $(d nack_tx)"
@@ -333,8 +443,8 @@ else
 	mrc_fail "no new peer refused while forged senders held the table"
 fi
 
-mrc_log "# goodput of 200 x 64 KiB: $BASE Mbit/s alone, $ATTACK Mbit/s" \
-	"during the flood"
+mrc_log "# goodput of $NMSG x 64 KiB: $BASE Mbit/s alone, $ATTACK Mbit/s" \
+	"during the flood; $(elapsed) in all"
 
 mrc_dmesg_check "the hardening test"
 mrc_exit

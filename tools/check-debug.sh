@@ -103,18 +103,24 @@ else
 	# kernel lacks, and two fabrics; mrc's handling of trims runs here
 	# in mrc_wireshark.sh, which trims too.  mrc_stack.sh counts with
 	# nftables, and the debug kernel has no netfilter.  mrc_hardening.sh
-	# floods 20,000 forged sources a round and dumps a table of 1,024
-	# queue pairs again and again: under KASAN it ran past 15 minutes
-	# and did not end.  Data that may not open a queue pair is refused
-	# and counted here in mrc_rx_drops.sh; the per-source limit and
-	# eviction run on the stock kernel alone, for now.
+	# (a smaller flood here, MRC_DEBUG_KERNEL=1) runs to its end in two
+	# minutes when named, with no report, but cannot pass here yet: a
+	# forged packet costs about 8 ms (2,400 queue pairs opened in 19 s)
+	# and a forged queue pair idle for 3 s is closed (MRC_QP_IDLE_MS),
+	# so the socket's 1,024 are full only now and then, and item 4's
+	# 2,048 forged packets take longer than the 2 s after which their
+	# senders count as stalled: its new peer is never refused.  Data
+	# that may not open a queue pair is refused and counted here in
+	# mrc_rx_drops.sh; the per-source limit and eviction pass on the
+	# stock kernel alone, for now.
 	tests=$(make -s -C selftests print-tests | tr ' ' '\n' |
 		grep -vx -e mrc_config.sh -e mrc_trim.sh -e mrc_trimming.sh \
 			-e mrc_stack.sh -e mrc_hardening.sh | tr '\n' ' ')
 	echo "debug: all selftests but mrc_config.sh (CLI parsing)," \
 		"mrc_trim.sh (a BPF program), mrc_trimming.sh (fq_codel)," \
-		"mrc_stack.sh (nftables) and mrc_hardening.sh (a flood too" \
-		"long under KASAN); they run on the stock kernel"
+		"mrc_stack.sh (nftables) and mrc_hardening.sh (its forged" \
+		"packets too slow here to hold a table full); they run on" \
+		"the stock kernel"
 fi
 # The VM starts its command with an empty environment: set it there.
 run="MRC_CHECK=1 MRC_DEBUG_KERNEL=1 make -s -C selftests run_tests TEST_PROGS='$tests'"
