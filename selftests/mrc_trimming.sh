@@ -358,8 +358,9 @@ check_last_hop() {
 # --- 4, 5. incast ---------------------------------------------------------
 
 # star: senders A[1..4] (10.3.i.1), router R, receiver D (10.4.0.1); R's
-# link to D 50 Mbit/s (tbf, queue of 2 MB: the trimming program's or
-# fq_codel's queue decides, never the shaper's).
+# link to D 50 Mbit/s (tbf, with fq_codel inside it or a queue of 16 MB,
+# more than the senders have in flight: the trimming program's or
+# fq_codel's queue decides, never the shaper's limit).
 star() {
 	local i lines=() r=()
 
@@ -457,16 +458,43 @@ senders_delta() {
 	echo "$n"
 }
 
-check_incast_trim() {
-	local tr
+# way_drops: the packets lost between the trimming program on r's vd and
+# mrc in D, as "QDISC VETH UDP": what r's shaper dropped (the program's
+# queue is a model of it, but the real one drains late when the VM
+# stalls), what the veth pair dropped (D's backlog full), and what D's UDP
+# refused.
+way_drops() {
+	local q l u n
 
+	q=$(tc -n "$R" -s -j qdisc show dev vd root | jq '.[0].drops')
+	l=$(ip -n "$R" -s -j link show dev vd | jq '.[0].stats64.tx.dropped')
+	u=$(ip -n "$D" -s -j link show dev vd | jq '.[0].stats64.rx.dropped')
+	# shellcheck disable=SC2016 # awk's fields, not the shell's
+	n=$(ip netns exec "$D" awk '/^Udp:/ && $2 ~ /^[0-9]/ { print $4 }' \
+		/proc/net/snmp)
+	[[ "$q $l $u $n" =~ ^[0-9]+\ [0-9]+\ [0-9]+\ [0-9]+$ ]] ||
+		mrc_die "way_drops: counters '$q' '$l' '$u' '$n'"
+	echo "$q $((l + u)) $n"
+}
+
+check_incast_trim() {
+	local tr rt lost b a
+
+	# The queue's limit is above all the senders can have in flight
+	# (2 x 256 KiB each, and their resends): it is the program that
+	# is to cut the queue short, at 30 kB, not tbf's limit.  When the
+	# VM stalls, the real queue drains later than the program's model
+	# of it, and grows.
 	tc -n "$R" qdisc add dev vd root tbf rate 50mbit burst 64kb \
-		limit 2mb || mrc_die "r: tbf"
+		limit 16mb || mrc_die "r: tbf"
 	trim_attach "$R" vd
 	# 50 Mbit/s, and 30 kB of queue before it trims.
 	trimctl backlog 30000 50000 dscp 16
+	read -r -a b < <(way_drops)
 	incast "incast through a trimming last hop"
 	tr=$(trimmed)
+	read -r -a a < <(way_drops)
+	lost=$((a[0] + a[1] + a[2] - b[0] - b[1] - b[2]))
 	trimctl off
 	trim_detach "$R" vd
 	if [ "$tr" -gt 0 ]; then
@@ -474,13 +502,24 @@ check_incast_trim() {
 	else
 		mrc_fail "incast: the last hop trimmed nothing"
 	fi
-	chk_eq "incast: the receiver counts them trimmed" \
-		"$(mrc_stats_delta rx_trimmed RB RA)" "$tr"
+	# Every trimmed packet that reached D is counted there, but a
+	# trimmed packet can still be lost after the program: exact when
+	# nothing was lost on the way, and otherwise short by no more
+	# than was.
+	rt=$(mrc_stats_delta rx_trimmed RB RA)
+	if [ "$lost" = 0 ]; then
+		chk_eq "incast: the receiver counts them trimmed" "$rt" "$tr"
+	elif [ "$rt" -le "$tr" ] && [ "$((tr - rt))" -le "$lost" ]; then
+		mrc_pass "incast: the receiver counts $rt of $tr trimmed, $lost packets lost on the way"
+	else
+		mrc_fail "incast: the receiver counts $rt of $tr trimmed, but only $lost packets were lost on the way"
+	fi
 	# Not yet 0, as the issue wants (a few in each run, 20 ms RTO and
 	# room at both ends): logged, and the issue stays open for it.
-	mrc_log "# incast: the senders' timeouts $(senders_delta total_timeouts)"
-	chk_eq "incast: the receiver's NACKs, one per trim" \
-		"$(mrc_stats_delta nack_tx RB RA)" "$tr"
+	mrc_log "# incast: the senders' timeouts $(senders_delta total_timeouts);" \
+		"lost on the way: tbf $((a[0] - b[0])), veth $((a[1] - b[1])), UDP $((a[2] - b[2]))"
+	chk_eq "incast: the receiver's NACKs, one per trim it took" \
+		"$(mrc_stats_delta nack_tx RB RA)" "$rt"
 	nacks_taken "incast" "$(mrc_stats_delta nack_tx RB RA)" \
 		"$(senders_delta nack_rx)" "$(senders_delta rx_drop_out_of_window)"
 }
