@@ -64,6 +64,8 @@
 #include <linux/mrc.h>
 #include <mrc/wire.h>
 
+#include "mrc_testnet.h"
+
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define MAX_PKT		4400	/* an MSS of 4096, headers, and more */
 #define MAX_BATCH	64
@@ -614,31 +616,20 @@ static void mutate_field(struct pkt *k)
 	static const __u8 peth_f[][2] = {
 		{ 5, 3 }, { 9, 3 }, { 16, 2 }, { 20, 2 }, { 22, 2 }, { 24, 2 },
 	};
-	const __u8 (*f)[2];
-	unsigned int n, i, at;
+#define FIELDS(a)	{ a, sizeof(a) / sizeof(a[0]) }
+	/* A SACK's and a probe response's layout is the SETH's. */
+	static const struct {
+		const __u8 (*f)[2];
+		unsigned int n;
+	} layout[NR_T] = {
+		[T_DATA] = FIELDS(data_f), [T_ACK] = FIELDS(ack_f),
+		[T_SACK] = FIELDS(seth_f), [T_NACK] = FIELDS(neth_f),
+		[T_PROBE] = FIELDS(peth_f), [T_PRESP] = FIELDS(seth_f),
+	};
+#undef FIELDS
+	const __u8 (*f)[2] = layout[k->type].f;
+	unsigned int n = layout[k->type].n, i, at;
 
-	switch (k->type) {
-	case T_DATA:
-		f = data_f;
-		n = sizeof(data_f) / 2;
-		break;
-	case T_ACK:
-		f = ack_f;
-		n = sizeof(ack_f) / 2;
-		break;
-	case T_NACK:
-		f = neth_f;
-		n = sizeof(neth_f) / 2;
-		break;
-	case T_PROBE:
-		f = peth_f;
-		n = sizeof(peth_f) / 2;
-		break;
-	default:
-		f = seth_f;
-		n = sizeof(seth_f) / 2;
-		break;
-	}
 	i = below(n);
 	at = f[i][0];
 	/* A data packet with a timestamp has its RETH 4 bytes further. */
@@ -809,16 +800,7 @@ static void usage(void)
 
 static unsigned long num(const char *s, unsigned long max, const char *what)
 {
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || !*s || *end || v > max) {
-		fprintf(stderr, "mrc_fuzz: bad %s \"%s\"\n", what, s);
-		exit(2);
-	}
-	return v;
+	return mrc_arg_num("mrc_fuzz", s, max, what, 2);
 }
 
 int main(int argc, char **argv)

@@ -412,6 +412,19 @@ mrc_netns_del "$B"
 
 # --- 3. rmmod while traffic flows ---------------------------------------------
 
+# soak_transfer: a server in B on the verified port and a client in A
+# moving 64 KiB messages to it for up to 60 s, in the background, their
+# PIDs in srv and cli: the traffic each soak cycle cuts short.
+soak_transfer() {
+	ip netns exec "$B" "$MRCPERF" server -p "$VERIFIED" \
+		>/dev/null 2>&1 &
+	srv=$!
+	mrc_wait_bound "$srv" "$VERIFIED" 20 >/dev/null
+	ip netns exec "$A" "$MRCPERF" client "$MRC_IP4_B" -p "$VERIFIED" -q \
+		-s 65536 -c 4 -t 60 >/dev/null 2>&1 &
+	cli=$!
+}
+
 # rmmod_within [SECONDS]: rmmod mrc, tried every 250 ms for SECONDS (15);
 # the time it took in $RM_MS, the failure in $RM_ERR.
 rmmod_within() {
@@ -449,13 +462,7 @@ mrc_at_exit "kill $fa $fb"
 worst=0 bad=() busy=0
 for ((i = 1; i <= SOAK; i++)); do
 	mrc_loaded || mrc_insmod || mrc_die "insmod: $MRC_INSMOD_ERR"
-	ip netns exec "$B" "$MRCPERF" server -p "$VERIFIED" \
-		>/dev/null 2>&1 &
-	srv=$!
-	mrc_wait_bound "$srv" "$VERIFIED" 20 >/dev/null
-	ip netns exec "$A" "$MRCPERF" client "$MRC_IP4_B" -p "$VERIFIED" -q \
-		-s 65536 -c 4 -t 60 >/dev/null 2>&1 &
-	cli=$!
+	soak_transfer
 	moving "$B" rx_data_packets && busy=$((busy + 1))
 	kill -KILL "$cli" "$srv" 2>/dev/null
 	wait "$cli" "$srv" 2>/dev/null
@@ -496,13 +503,7 @@ for ((i = 1; i <= SOAK; i++)); do
 	mrc_netns_add
 	B=$MRC_NS
 	mrc_veth_pair "$A" "$B" >/dev/null || mrc_die "cannot build the veth pair"
-	ip netns exec "$B" "$MRCPERF" server -p "$VERIFIED" \
-		>/dev/null 2>&1 &
-	srv=$!
-	mrc_wait_bound "$srv" "$VERIFIED" 20 >/dev/null
-	ip netns exec "$A" "$MRCPERF" client "$MRC_IP4_B" -p "$VERIFIED" -q \
-		-s 65536 -c 4 -t 60 >/dev/null 2>&1 &
-	cli=$!
+	soak_transfer
 	ip netns exec "$A" "$MRC_FUZZ" -s $((SEED + i)) -n 100000000 \
 		-t 600 -r "$SOAK_RATE" -i "$MRC_VETH_A" -P "$VERIFIED" \
 		"$MRC_IP4_B" >/dev/null 2>&1 &

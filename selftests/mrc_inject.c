@@ -56,6 +56,8 @@
 #endif
 #include <mrc/wire.h>
 
+#include "mrc_testnet.h"
+
 struct kind {
 	const char *name;
 	unsigned int len;	/* UDP payload bytes */
@@ -226,16 +228,7 @@ static void put_be(__u8 *p, __u64 v, int n)
 
 static unsigned long num(const char *s, unsigned long max, const char *what)
 {
-	char *end;
-	unsigned long v;
-
-	errno = 0;
-	v = strtoul(s, &end, 0);
-	if (errno || !*s || *end || v > max) {
-		fprintf(stderr, "mrc_inject: bad %s \"%s\"\n", what, s);
-		exit(1);
-	}
-	return v;
+	return mrc_arg_num("mrc_inject", s, max, what, 1);
 }
 
 static void parse_raw(const char *spec, struct kind *k)

@@ -8,11 +8,31 @@
 
 #include <errno.h>
 #include <net/if.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+/* The number @s gives option @what of program @prog, at most @max; an
+ * invalid one ends the program with a message and exit status @code.
+ */
+static inline unsigned long mrc_arg_num(const char *prog, const char *s,
+					unsigned long max, const char *what,
+					int code)
+{
+	unsigned long v;
+	char *end;
+
+	errno = 0;
+	v = strtoul(s, &end, 0);
+	if (errno || !*s || *end || v > max) {
+		fprintf(stderr, "%s: bad %s \"%s\"\n", prog, what, s);
+		exit(code);
+	}
+	return v;
+}
 
 /* Bring lo up; 0 or -errno. */
 static inline int lo_up(void)
