@@ -65,10 +65,11 @@ FUZZ_SECS=${MRC_FUZZ_SECONDS:-240}
 SOAK=${MRC_FUZZ_SOAK:-20}
 SOAK_RATE=${MRC_FUZZ_SOAK_RATE:-0}
 if [ "${MRC_DEBUG_KERNEL:-0}" = 1 ]; then
-	# About 270 packets a second get through there beside the transfers
-	# (one vCPU, KASAN and lockdep): a million would take an hour.
+	# About 400 packets a second get through there beside the transfers
+	# (two vCPUs under TCG, KASAN and lockdep): a million would take 40
+	# minutes.
 	PKTS=${MRC_FUZZ_PACKETS:-15000}
-	# A flood at full speed takes the whole of the single vCPU, and
+	# A flood at full speed takes a whole vCPU there, and
 	# what waits for RCU there then waits for minutes: the module's
 	# last references (a socket is freed after a grace period) and
 	# the fuzzers' own exits (a packet socket's release waits for
@@ -294,7 +295,7 @@ done
 fuzz_ms=$(($(mrc_now_ms) - t0))
 # The transfers stop before the fuzzers' exits are waited for: each exit
 # closes a packet socket, whose release waits for an RCU grace period
-# (synchronize_net()); on the debug kernel's single vCPU, two transfers
+# (synchronize_net()); on the debug kernel with one vCPU, two transfers
 # at full speed put that off for minutes (hung-task reports).
 touch "$T/stop"
 mrc_wait_pid "$cli" 90 || mrc_kill_pid "$cli"
