@@ -173,6 +173,21 @@ snap() {
 	mrc_stats_snapshot -n "$C" "C$1"
 	mrc_stats_snapshot -n "$S" "S$1"
 }
+# chk_probes DESC GOT WANT: GOT, a difference with the client's probes
+# in it, is WANT give or take one.  A probe counts in tx_packets when
+# the IP layer takes it and in total_probe_pkts_tx just after; while
+# values are bad one goes every probe-period (150 us), so a stats read
+# can fall between the two counts: one probe more in the before
+# snapshot's difference (+1), or in the after's (-1), never more (one
+# probe timer a namespace).  A marked packet that got out is caught
+# exactly by nft's count beside.
+chk_probes() {
+	if [ "$2" -ge $(($3 - 1)) ] && [ "$2" -le $(($3 + 1)) ]; then
+		mrc_pass "$1: $2 (want $3, give or take a probe counted while read)"
+	else
+		mrc_fail "$1: got $2, want $3 (give or take one)"
+	fi
+}
 d() {
 	mrc_stats_delta "$2" "$1B" "$1A"
 }
@@ -191,9 +206,9 @@ chk_eq "messages received from the marked socket" "$GOT" "$N"
 # Probes (after a timeout) belong to no socket: unmarked.
 tx=$(($(d C tx_packets) - $(d C total_probe_pkts_tx)))
 chk_ne "client tx_packets less probes" "$tx" 0
-chk_eq "packets nft saw with mark 0x2a = client tx_packets less probes" \
+chk_probes "packets nft saw with mark 0x2a = client tx_packets less probes" \
 	"$(($(nftc mark2a) - m0))" "$tx"
-chk_eq "packets of prio band 2 (priority 2) = the same" \
+chk_probes "packets of prio band 2 (priority 2) = the same" \
 	"$(($(band2) - b0))" "$tx"
 
 # The same from a socket with neither: nothing matched.
@@ -219,7 +234,7 @@ ip netns exec "$C" python3 "$T/peer.py" send "$MRC_IP4_B" 7000 1 0x2b 0 ||
 mrc_sleep 0.5
 snap A
 # Its timeouts draw probes, which are nobody's: unmarked, they go.
-chk_eq "client tx_packets less probes (mark 0x2b)" \
+chk_probes "client tx_packets less probes (mark 0x2b)" \
 	"$(($(d C tx_packets) - $(d C total_probe_pkts_tx)))" 0
 chk_ne "client tx_errors (mark 0x2b)" "$(d C tx_errors)" 0
 chk_eq "packets nft saw with mark 0x2b" "$(nftc mark2b)" 0
