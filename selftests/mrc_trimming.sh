@@ -28,8 +28,8 @@
 #   4. Incast: 4 senders into one receiver through a router whose link
 #      to it is 50 Mbit/s and trims above a backlog of 30 kB: every
 #      message of every sender verifies, trims happen (the receiver's
-#      rx_trimmed is the program's count less what the veth or UDP lost
-#      after it, tbf dropping nothing, > 0), each draws a NACK the
+#      rx_trimmed is the program's count less what tbf, the veth or UDP
+#      lost after it, > 0), each draws a NACK the
 #      senders take.  Their timeouts are logged: a few remain.
 #   5. The same incast through fq_codel with ECN instead (no trimming),
 #      ecn-skip on at the receiver: CE marks arrive (ecn_skip_tx > 0),
@@ -497,11 +497,13 @@ drained() {
 check_incast_trim() {
 	local tr rt lost b a v
 
-	# The queue's limit is above all the senders can have in flight
-	# (2 x 256 KiB each, and their resends): it is the program that
-	# is to cut the queue short, at 30 kB, not tbf's limit.  When the
-	# VM stalls, the real queue drains later than the program's model
-	# of it, and grows.
+	# The queue's limit is far above what the program lets it hold
+	# (30 kB): it is the program that is to cut the queue short, not
+	# tbf's limit.  But when the VM stalls, the real queue drains
+	# later than the program's model of it, and grows; in a run where
+	# it stalled long the senders' resends filled even 16 MB (tbf
+	# dropped 41,019 packets): what tbf drops counts as lost on the
+	# way.
 	tc -n "$R" qdisc add dev vd root tbf rate 50mbit burst 64kb \
 		limit 16mb || mrc_die "r: tbf"
 	trim_attach "$R" vd
@@ -526,8 +528,6 @@ check_incast_trim() {
 	# nothing was lost on the way, and otherwise short by no more
 	# than was.
 	rt=$(mrc_stats_delta rx_trimmed RB RA)
-	chk_eq "incast: the shaper dropped nothing (its queue holds all)" \
-		"$((a[0] - b[0]))" 0
 	if [ "$lost" = 0 ]; then
 		chk_eq "incast: the receiver counts them trimmed" "$rt" "$tr"
 	elif [ "$rt" -le "$tr" ] && [ "$((tr - rt))" -le "$lost" ]; then
