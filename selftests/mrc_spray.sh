@@ -69,16 +69,20 @@ declare -a B A
 declare -A RB=() RA=() PB=() PA=()
 
 # chk_ack_share: the receiver of the last stream (h2, counters RB and RA)
-# acknowledged its data packets at most one in two, plus one for each
-# retransmission (RTX, counted at h1).  It acknowledges every fourth
-# arrival, and at once only a packet that asked (each message's last,
-# and every retransmission), one overtaken by such a packet, or one
-# beyond the SACK bitmap.  Sprayed packets arrive out of order all the
-# time, so a receiver that acknowledged each out-of-order arrival would
-# send about one per packet.  (On the debug kernel the fabric itself
-# drops packets: each comes back as a retransmission that asks.)
+# acknowledged its data packets at most one in two, plus two for each
+# retransmission (RTX, counted at h1): a retransmission asks for its
+# acknowledgment, and when it was spurious (a stall of the VM times out
+# all in flight) the copy it replaces arrives too, as a duplicate, which
+# is acknowledged at once and not counted in rx_data_packets.  It
+# acknowledges every fourth arrival, and at once only a packet that
+# asked (each message's last, and every retransmission), one overtaken
+# by such a packet, or one beyond the SACK bitmap.  Sprayed packets
+# arrive out of order all the time, so a receiver that acknowledged each
+# out-of-order arrival would send about one per packet.  (On the debug
+# kernel the fabric itself drops packets: each comes back as a
+# retransmission that asks.)
 chk_ack_share() {
-	local data acks delayed v
+	local data acks delayed dups v
 
 	data=$(mrc_stats_delta rx_data_packets RB RA)
 	acks=$(mrc_stats_delta ack_tx RB RA)
@@ -91,13 +95,16 @@ chk_ack_share() {
 		return
 	fi
 	acks=$((acks + v))
-	if [ "$data" -gt 0 ] && [ $((2 * (acks - RTX))) -le "$data" ]; then
+	dups=$(mrc_stats_delta rx_dup_packets RB RA)
+	if [ "$data" -gt 0 ] && [ $((2 * (acks - 2 * RTX))) -le "$data" ]; then
 		mrc_pass "defaults: $acks ACKs and SACKs for $data data packets" \
-			"($delayed by the delayed-ack timer, $RTX retransmitted)"
+			"($delayed by the delayed-ack timer, $RTX retransmitted," \
+			"$dups duplicates)"
 	else
 		mrc_fail "defaults: $acks ACKs and SACKs for $data data packets," \
-			"want at most one in two plus the $RTX retransmitted" \
-			"($delayed by the timer)"
+			"want at most one in two plus two for each of the" \
+			"$RTX retransmitted ($delayed by the timer, $dups" \
+			"duplicates)"
 	fi
 }
 
