@@ -33,6 +33,10 @@ struct mrc_tx_msg;
  * @flags: MRC_TXP_*
  * @lost_depth: the SACK gap's depth it was taken as lost at, 0 if it was
  *	not: a duplicate of it then tells how deep reordering goes
+ * @frag_max: with MRC_TXP_FRAG, the most payload a packet could carry
+ *	when this one was last sent in fragments: over IPv6 they were cut
+ *	here, to the MTU of that time, and need sending again only once
+ *	the MTU has fallen below it
  */
 struct mrc_tx_pkt {
 	struct mrc_tx_msg *msg;
@@ -42,6 +46,7 @@ struct mrc_tx_pkt {
 	__u16 ev;
 	__u8 flags;
 	__u8 lost_depth;
+	__u16 frag_max;
 };
 
 #define MRC_TXP_SACKED		0x01	/* the receiver has it */

@@ -464,6 +464,7 @@ static void mrc_queue_data(struct mrc_qp *qp, const struct mrc_config *cfg,
 	if (e->len > max) {
 		mrc_cb(skb)->frag = true;
 		e->flags |= MRC_TXP_FRAG;
+		e->frag_max = max;
 	} else {
 		e->flags &= ~MRC_TXP_FRAG;
 	}
@@ -893,10 +894,14 @@ void mrc_qp_icmp(struct mrc_qp *qp, const struct mrc_data_hdr *h, u16 entropy,
 
 		/* Sent in fragments already: over IPv4 those get through
 		 * (routers fragment them further); IPv6 fragments were cut
-		 * here, to the MTU before this one.
+		 * here, and need sending again only if cut for a larger
+		 * MTU than this one.  Every late error about the packets
+		 * a fall of the MTU caught would otherwise send again all
+		 * that was resent for the first.
 		 */
 		if (e->flags & (MRC_TXP_SACKED | MRC_TXP_LOST) ||
-		    (e->flags & MRC_TXP_FRAG && qp->family != AF_INET6) ||
+		    (e->flags & MRC_TXP_FRAG &&
+		     (qp->family != AF_INET6 || e->frag_max <= max)) ||
 		    e->len <= max)
 			continue;
 		e->flags |= MRC_TXP_LOST | MRC_TXP_LOST_MTU;
