@@ -424,6 +424,16 @@ struct mrc_qp {
 	bool proven;		/* ... of any epoch: it receives what we
 				 * send, and a full table keeps it
 				 */
+	/* Opened by a packet of the peer's, whose source address may be
+	 * forged, and not yet acknowledging data of ours: what it is sent
+	 * is capped at MRC_AMP_FACTOR times what came from it
+	 * (mrc_qp_amp_room()).  Cleared by its first acknowledgment of
+	 * our data.
+	 */
+	bool unvalidated;
+	bool amp_blocked;	/* data waiting for the cap; counted once */
+	u64 amp_rx;		/* UDP payload bytes from it, unvalidated */
+	u64 amp_tx;		/* ... to it, acknowledgments included */
 	u32 reorder;		/* SACK gap depth taken as reordering */
 	u32 rto_floor_us;	/* least RTO, raised by spurious timeouts */
 	u32 rto_lo, rto_hi;	/* PSNs in flight at the last timeout */

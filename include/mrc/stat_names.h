@@ -69,6 +69,7 @@ static const char * const mrc_stat_names[__MRC_STAT_MAX] = {
 	[MRC_STAT_RX_DROP_ADDR_LIMIT]	= "rx_drop_addr_limit",
 	[MRC_STAT_RX_DROP_QP_LIMIT]	= "rx_drop_qp_limit",
 	[MRC_STAT_QP_EVICTED]		= "qp_evicted",
+	[MRC_STAT_TX_AMP_LIMITED]	= "tx_amp_limited",
 };
 
 #endif /* _MRC_STAT_NAMES_H */

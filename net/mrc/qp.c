@@ -441,6 +441,7 @@ static struct mrc_qp *mrc_qp_open(struct mrc_sock *ms,
 		mrc_qp_discard(new);
 		return ERR_PTR(ret);
 	}
+	new->unvalidated = rx;
 	new->udp_sport = mrc_qp_pick_sport(new, READ_ONCE(ms->udp_sport));
 	sock_hold(mrc_to_sk(ms));
 	ms->nr_qps++;

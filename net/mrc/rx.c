@@ -28,6 +28,7 @@ struct mrc_rx_ctx {
 	int family;
 	unsigned int off;	/* payload offset in the skb */
 	unsigned int len;	/* payload length */
+	unsigned int wire;	/* UDP payload length: headers and payload */
 	/* enum skb_drop_reason when the packet was dropped before any
 	 * queue pair took it, so that drop monitors see it; 0 otherwise
 	 */
@@ -68,6 +69,8 @@ static bool mrc_rx_queue_ack(struct mrc_qp *qp, struct mrc_ack_hdr *a,
 	}
 	len = mrc_put_ack_hdr(skb->data, a);
 	skb_put(skb, len);
+	if (qp->unvalidated)
+		qp->amp_tx += len;
 	/* Acknowledgments are control traffic (DSCP 46 by default, as
 	 * the emulator).
 	 */
@@ -780,7 +783,14 @@ static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
 		ctx->drop = SKB_DROP_REASON_NO_SOCKET;
 	} else {
+		if (qp->unvalidated)
+			qp->amp_rx += ctx->wire;
 		mrc_qp_rx_data(qp, &h, skb, ctx, &qp->xq);
+		/* Data of ours held back for want of bytes from the peer
+		 * (mrc_qp_amp_room()) may have room now.
+		 */
+		if (qp->amp_blocked)
+			mrc_qp_push(qp, &qp->xq);
 	}
 	spin_unlock(&qp->lock);
 	mrc_qp_flush(qp);
@@ -807,6 +817,8 @@ static void mrc_rx_ack(struct mrc_net *mn, const u8 *p, struct mrc_rx_ctx *ctx)
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
 		ctx->drop = SKB_DROP_REASON_NO_SOCKET;
 	} else {
+		if (qp->unvalidated)
+			qp->amp_rx += ctx->wire;
 		mrc_qp_rx_ack(qp, &h, &qp->xq);
 	}
 	spin_unlock(&qp->lock);
@@ -896,6 +908,7 @@ static void mrc_rx(struct mrc_net *mn, struct sock *usk, struct sk_buff *skb)
 	ctx.family = usk->sk_family;
 	ctx.entropy = ntohs(udp_hdr(skb)->source);
 	ctx.off = hoff + hlen;
+	ctx.wire = skb->len - hoff;
 	ctx.len = skb->len - ctx.off;
 	if (ctx.family == AF_INET6) {
 		ctx.saddr = ipv6_hdr(skb)->saddr;

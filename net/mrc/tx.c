@@ -15,6 +15,7 @@
 #include <net/udp_tunnel.h>
 #include <net/ipv6_stubs.h>
 
+#include <mrc/amp.h>
 #include <mrc/mrc.h>
 
 /* Room for link, IP and UDP headers in front of mrc's. */
@@ -432,6 +433,32 @@ static struct sk_buff *mrc_build_data(struct mrc_qp *qp,
 	return skb;
 }
 
+/* Under the QP's lock: whether a data packet of *@len payload bytes may
+ * go to a peer whose address is not validated (see MRC_AMP_FACTOR).  A
+ * new packet (@cut) is cut to what the limit leaves, a byte at least;
+ * a retransmission goes whole or waits.  If nothing may go, the QP waits
+ * for bytes from the peer or its first acknowledgment, and that wait is
+ * counted once.
+ */
+static bool mrc_qp_amp_room(struct mrc_qp *qp, u32 *len, bool cut)
+{
+	s64 n;
+
+	if (qp->unvalidated) {
+		n = mrc_amp_allow(qp->amp_rx, qp->amp_tx, *len, cut);
+		if (n < 0) {
+			if (!qp->amp_blocked) {
+				qp->amp_blocked = true;
+				mrc_qp_stat_inc(qp, MRC_STAT_TX_AMP_LIMITED);
+			}
+			return false;
+		}
+		*len = n;
+	}
+	qp->amp_blocked = false;
+	return true;
+}
+
 static void mrc_queue_data(struct mrc_qp *qp, const struct mrc_config *cfg,
 			   struct mrc_tx_pkt *e, u32 psn, u8 flags, u32 max,
 			   struct sk_buff_head *out)
@@ -453,6 +480,8 @@ static void mrc_queue_data(struct mrc_qp *qp, const struct mrc_config *cfg,
 	skb = mrc_build_data(qp, e, psn, flags,
 			     mrc_data_tos(cfg, flags & MRC_BTH_RETX));
 	mrc_qp_stat_inc(qp, MRC_STAT_TX_DATA_PACKETS);
+	if (qp->unvalidated)
+		qp->amp_tx += mrc_data_wire_len(e->len);
 	/* No memory: the packet counts as sent and is lost; recovery
 	 * retransmits it as it would any other.
 	 */
@@ -508,7 +537,7 @@ static bool mrc_retransmit_one(struct mrc_qp *qp,
 			       const struct mrc_config *cfg, u32 max,
 			       struct sk_buff_head *out)
 {
-	u32 n = mrc_psn_diff(qp->snd_nxt, qp->snd_una), end = n, i;
+	u32 n = mrc_psn_diff(qp->snd_nxt, qp->snd_una), end = n, i, len;
 
 	/* While the peer has no room, only what it already took in part:
 	 * the PSNs before the one it refused.
@@ -522,6 +551,9 @@ static bool mrc_retransmit_one(struct mrc_qp *qp,
 		if (!(e->flags & MRC_TXP_LOST))
 			continue;
 		if (qp->inflight && qp->inflight + e->len > qp->cc.cwnd)
+			return false;
+		len = e->len;
+		if (!mrc_qp_amp_room(qp, &len, false))
 			return false;
 		mrc_qp_stat_inc(qp, e->flags & MRC_TXP_LOST_RTO ?
 				MRC_STAT_RTX_TIMEOUT :
@@ -587,6 +619,8 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 		plen = min(mss, m->len - m->sent);
 		if (qp->inflight && qp->inflight + plen > qp->cc.cwnd)
 			break;
+		if (!mrc_qp_amp_room(qp, &plen, true))
+			break;
 
 		psn = qp->snd_nxt;
 		e = mrc_txp(qp, psn);
@@ -617,6 +651,12 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 		     qp->inflight < MRC_ACK_EVERY * mss) ||
 		    mrc_psn_diff(qp->snd_nxt, qp->snd_una) >= MRC_WINDOW - 1)
 			flags |= MRC_BTH_ACKREQ;
+		/* The last the limit lets through, about: its
+		 * acknowledgment, which lifts the limit, is wanted at once.
+		 */
+		if (qp->unvalidated &&
+		    mrc_amp_last(qp->amp_rx, qp->amp_tx, plen))
+			flags |= MRC_BTH_ACKREQ;
 		mrc_queue_data(qp, &cfg, e, psn, flags, mss, out);
 		sent = true;
 	}
@@ -624,7 +664,11 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 	/* Waiting for room with work to do: the timer ends the wait if
 	 * the window update is lost, even with nothing in flight.
 	 */
-	if ((sent || (qp->peer_starved && (qp->nr_lost || qp->tx_cur))) &&
+	/* Likewise while capped (MRC_AMP_FACTOR): a peer that never
+	 * answers fails at the retry limit, and its messages go.
+	 */
+	if ((sent || ((qp->peer_starved || qp->amp_blocked) &&
+		      (qp->nr_lost || qp->tx_cur))) &&
 	    !hrtimer_is_queued(&qp->rto_timer))
 		mrc_rto_arm(qp, &cfg);
 	if (sent)
@@ -1273,6 +1317,7 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		 * longer a QP a full table may evict.
 		 */
 		qp->proven = true;
+		qp->unvalidated = false;
 		qp->peer_starved = false;
 		qp->feedback = true;
 		if (mrc_psn_sdiff(qp->high_sacked, cum_next) < 0)
@@ -1311,6 +1356,10 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 	if (acked) {
 		qp->feedback = true;
 		qp->tx_progress = jiffies;
+		/* It acknowledged data of ours, which only a receiver at
+		 * its address could: no longer capped.
+		 */
+		qp->unvalidated = false;
 	}
 	if (acked)
 		mrc_cc_on_ack(qp, &cfg, acked, rtt_us,

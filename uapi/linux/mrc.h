@@ -361,6 +361,12 @@ enum mrc_stat {
 					 * room for a new peer when the table
 					 * was full
 					 */
+	MRC_STAT_TX_AMP_LIMITED,	/* times a queue pair a peer's packet
+					 * opened held data back: it sends
+					 * that peer at most 3 times the bytes
+					 * it received from it until the peer
+					 * acknowledges data of ours
+					 */
 
 	__MRC_STAT_MAX,
 };
