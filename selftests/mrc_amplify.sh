@@ -1,0 +1,191 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# No amplification (issue 13, item 5): a queue pair that a peer's packet
+# opened sends that peer at most MRC_AMP_FACTOR (3) times the bytes it
+# received from it, until the peer acknowledges data of ours.
+#
+#   +------ client netns ------------+        +------ server netns ------+
+#   | 10.0.0.1, python client        |        | 10.0.0.2, python server: |
+#   | mrc_inject from 10.98.0.0/24   |========| every message answered   |
+#   |  (ip route add local ... lo)   |  veth  | with 64 KiB              |
+#   +--------------------------------+        +--------------------------+
+#
+# The server is a program of the kind a reflector is made of: a small
+# request draws a large reply, to whatever address the request came from.
+#
+#   1. 20 forged sources (10.98.0.1..20) each send one 64-byte message:
+#      the server opens a queue pair for each (qp_opened) and answers
+#      each with 64 KiB; its namespace sends them no more than 3 times
+#      the bytes it received (tx_bytes against rx_bytes: at most 5,760
+#      bytes, where 20 x 64 KiB were asked for), and each of the 20 held
+#      data back (tx_amp_limited).  Their replies go to the client's
+#      namespace, which has no mrc socket: it refuses them (ICMP port
+#      unreachable), and the queue pairs fail.
+#   2. a real client at 10.0.0.1 sends a 1 KiB request and gets its
+#      64 KiB reply whole and intact: the limit held the reply back at
+#      first (tx_amp_limited), and the client's acknowledgment of its
+#      first packets lifted it.
+
+. "$(dirname "$0")/lib.sh"
+
+mrc_require_root
+mrc_require_cmd ip python3
+mrc_require_cli
+mrc_require_inject
+mrc_load
+mrc_dmesg_mark
+
+T=$mrc_tmpdir
+PORT=6300
+FORGED=10.98.0.0/24
+NF=20
+REPLY=65536
+# shellcheck disable=SC2034 # filled and read by name (lib.sh)
+declare -A B A B2 A2
+
+mrc_netns_add
+C=$MRC_NS
+mrc_netns_add
+S=$MRC_NS
+mrc_veth_pair "$C" "$S" || mrc_die "cannot build the veth pair"
+MRC_DUMP_NS=$S
+ip -n "$C" route add local "$FORGED" dev lo ||
+	mrc_die "client: ip route add local $FORGED"
+ip -n "$S" route add "$FORGED" via "$MRC_IP4_A" ||
+	mrc_die "server: ip route add $FORGED"
+
+cat >"$T/amp.py" <<'EOF'
+import socket, sys, time
+IPPROTO_MRC = 253
+
+def mrc():
+    return socket.socket(socket.AF_INET, socket.SOCK_DGRAM, IPPROTO_MRC)
+
+def reply_bytes(n):
+    return bytes((i * 7 + 3) & 0xff for i in range(n))
+
+def server(port, size):
+    s = mrc()
+    s.bind(("0.0.0.0", port))
+    print("ready", flush=True)
+    body = reply_bytes(size)
+    while True:
+        data, addr = s.recvfrom(1 << 20)
+        s.sendto(body, addr)
+        print("replied", addr[0], len(data), flush=True)
+
+def client(addr, port, size, secs):
+    s = mrc()
+    s.settimeout(secs)
+    s.sendto(b"q" * 1024, (addr, port))
+    try:
+        data, _ = s.recvfrom(1 << 20)
+    except socket.timeout:
+        print("timeout", flush=True)
+        return
+    print("got", len(data), "intact" if data == reply_bytes(size) else
+          "corrupt", flush=True)
+
+if sys.argv[1] == "server":
+    server(int(sys.argv[2]), int(sys.argv[3]))
+else:
+    client(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]),
+           float(sys.argv[5]))
+EOF
+
+ip netns exec "$S" python3 "$T/amp.py" server "$PORT" "$REPLY" \
+	>"$T/srv.out" 2>"$T/srv.err" &
+SPID=$!
+mrc_at_exit "mrc_kill_pid $SPID"
+for _ in $(seq 100); do
+	grep -q ready "$T/srv.out" && break
+	mrc_sleep 0.1
+done
+grep -q ready "$T/srv.out" ||
+	mrc_die "the server did not start: $(cat "$T/srv.err")"
+
+# replies N: wait (10 s at most) until the server has answered N
+# messages; prints how many it has.
+replies() {
+	local n
+
+	for _ in $(seq 100); do
+		n=$(grep -c '^replied' "$T/srv.out")
+		[ "$n" -ge "$1" ] && break
+		mrc_sleep 0.1
+	done
+	echo "$n"
+}
+
+# --- 1. forged sources ---------------------------------------------------
+
+mrc_stats_snapshot -n "$S" B || mrc_die "mrc stats in $S"
+out=$(ip netns exec "$C" "$MRC_INJECT" -q "$PORT" -A 10.98.0.1 -N "$NF" \
+	"$MRC_IP4_B" data 2>&1) || mrc_die "mrc_inject: $out"
+nrep=$(replies "$NF")
+# What the replies' first pushes send goes out as they are queued; the
+# refusals (ICMP) that fail the queue pairs come after.
+mrc_sleep 0.5
+mrc_stats_snapshot -n "$S" A || mrc_die "mrc stats in $S"
+
+if [ "$nrep" = "$NF" ]; then
+	mrc_pass "forged: the server answered all $NF requests"
+else
+	mrc_fail "forged: the server answered $nrep of $NF requests" \
+		"$(cat "$T/srv.err")"
+fi
+opened=$(mrc_stats_delta qp_opened B A)
+if [ "$opened" = "$NF" ]; then
+	mrc_pass "forged: $opened queue pairs opened, one per source"
+else
+	mrc_fail "forged: $opened queue pairs opened, want $NF"
+fi
+rx=$(mrc_stats_delta rx_bytes B A)
+tx=$(mrc_stats_delta tx_bytes B A)
+if [[ $rx =~ ^[0-9]+$ && $tx =~ ^[0-9]+$ ]] && [ "$rx" -gt 0 ] &&
+   [ "$tx" -gt 0 ] && [ "$tx" -le $((3 * rx)) ]; then
+	mrc_pass "forged: sent $tx bytes for $rx received (at most 3x;" \
+		"$((NF * REPLY)) bytes of replies asked for)"
+else
+	mrc_fail "forged: sent $tx bytes for $rx received, want 0 < sent" \
+		"<= $((3 * rx))"
+fi
+lim=$(mrc_stats_delta tx_amp_limited B A)
+if [[ $lim =~ ^[0-9]+$ ]] && [ "$lim" -ge "$NF" ]; then
+	mrc_pass "forged: every reply held back by the limit" \
+		"(tx_amp_limited $lim)"
+else
+	mrc_fail "forged: tx_amp_limited $lim, want at least $NF"
+fi
+
+# --- 2. a real client ----------------------------------------------------
+
+mrc_stats_snapshot -n "$S" B2 || mrc_die "mrc stats in $S"
+got=$(ip netns exec "$C" python3 "$T/amp.py" client "$MRC_IP4_B" "$PORT" \
+	"$REPLY" 20 2>&1)
+mrc_stats_snapshot -n "$S" A2 || mrc_die "mrc stats in $S"
+if [ "$got" = "got $REPLY intact" ]; then
+	mrc_pass "real client: its $REPLY-byte reply came whole and intact"
+else
+	mrc_fail "real client: '$got', want 'got $REPLY intact'"
+fi
+lim=$(mrc_stats_delta tx_amp_limited B2 A2)
+if [[ $lim =~ ^[0-9]+$ ]] && [ "$lim" -ge 1 ]; then
+	mrc_pass "real client: the reply was held back until the client's" \
+		"acknowledgment (tx_amp_limited $lim)"
+else
+	mrc_fail "real client: tx_amp_limited $lim: the reply went out" \
+		"before the client acknowledged anything"
+fi
+tx=$(mrc_stats_delta tx_bytes B2 A2)
+if [[ $tx =~ ^[0-9]+$ ]] && [ "$tx" -gt "$REPLY" ]; then
+	mrc_pass "real client: the server sent $tx bytes once the limit" \
+		"was lifted"
+else
+	mrc_fail "real client: the server sent $tx bytes, want more than" \
+		"$REPLY"
+fi
+
+mrc_dmesg_check "amplification"
+mrc_exit
