@@ -84,7 +84,11 @@ static struct mrc_qp *mrc_probe_qp(struct mrc_peer *p)
 	struct mrc_qp *qp, *lingering = NULL;
 
 	list_for_each_entry(qp, &p->qps, peer_node) {
-		if (READ_ONCE(qp->dead))
+		/* Nor one whose peer never acknowledged our data: its
+		 * address may be forged, and probes would go to its owner
+		 * unasked, a period apart (see MRC_AMP_FACTOR).
+		 */
+		if (READ_ONCE(qp->dead) || READ_ONCE(qp->unvalidated))
 			continue;
 		if (!READ_ONCE(qp->ms->closing))
 			return qp;

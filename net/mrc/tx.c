@@ -1317,7 +1317,7 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		 * longer a QP a full table may evict.
 		 */
 		qp->proven = true;
-		qp->unvalidated = false;
+		WRITE_ONCE(qp->unvalidated, false);
 		qp->peer_starved = false;
 		qp->feedback = true;
 		if (mrc_psn_sdiff(qp->high_sacked, cum_next) < 0)
@@ -1359,7 +1359,7 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		/* It acknowledged data of ours, which only a receiver at
 		 * its address could: no longer capped.
 		 */
-		qp->unvalidated = false;
+		WRITE_ONCE(qp->unvalidated, false);
 	}
 	if (acked)
 		mrc_cc_on_ack(qp, &cfg, acked, rtt_us,
