@@ -44,16 +44,8 @@ REPLY=65536
 # shellcheck disable=SC2034 # filled and read by name (lib.sh)
 declare -A B A B2 A2
 
-mrc_netns_add
-C=$MRC_NS
-mrc_netns_add
-S=$MRC_NS
-mrc_veth_pair "$C" "$S" || mrc_die "cannot build the veth pair"
-MRC_DUMP_NS=$S
-ip -n "$C" route add local "$FORGED" dev lo ||
-	mrc_die "client: ip route add local $FORGED"
-ip -n "$S" route add "$FORGED" via "$MRC_IP4_A" ||
-	mrc_die "server: ip route add $FORGED"
+mrc_client_server
+mrc_forged_prefix "$FORGED"
 
 cat >"$T/amp.py" <<'EOF'
 import socket, sys, time
