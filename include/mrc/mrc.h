@@ -308,6 +308,13 @@ struct mrc_rx_msg {
 	struct in6_addr saddr;	/* IPv4 as v4-mapped */
 	int ifindex;		/* its link if link-local, else 0 */
 	u16 sport;
+	/* The queue pair it came on, held while it is unread, if that QP's
+	 * peer is not validated: the reaper keeps the QP until the message
+	 * is read and for an idle period after, so that a reply goes
+	 * through it, under its cap (MRC_AMP_FACTOR), not through a new QP
+	 * opened by the sender as a client's is.
+	 */
+	struct mrc_qp *amp_qp;
 };
 
 /**
@@ -435,6 +442,16 @@ struct mrc_qp {
 	bool amp_blocked;	/* data waiting for the cap; counted once */
 	u64 amp_rx;		/* UDP payload bytes from it, unvalidated */
 	u64 amp_tx;		/* ... to it, acknowledgments included */
+	/* Its messages unread on its socket while it is unvalidated, and
+	 * when one was last read (jiffies): struct mrc_rx_msg's amp_qp.
+	 */
+	atomic_t amp_unread;
+	unsigned long amp_read;
+	/* Senders waiting in mrc_sendmsg() for room on it: the reaper
+	 * leaves it alone meanwhile, and their messages go on it, not on a
+	 * new QP (which would not have its cap, say).
+	 */
+	atomic_t tx_waiters;
 	u32 reorder;		/* SACK gap depth taken as reordering */
 	u32 rto_floor_us;	/* least RTO, raised by spurious timeouts */
 	u32 rto_lo, rto_hi;	/* PSNs in flight at the last timeout */

@@ -193,6 +193,7 @@ static struct mrc_qp *mrc_qp_alloc(struct mrc_sock *ms,
 	qp->rx_ackreq = MRC_PSN_MASK;
 	qp->last_tx = jiffies;
 	qp->last_rx = jiffies;
+	qp->amp_read = jiffies;
 	qp->rx_fresh = jiffies;
 	return qp;
 }
@@ -552,8 +553,11 @@ void mrc_qp_rx_purge(struct mrc_qp *qp)
 static bool mrc_qp_idle(struct mrc_qp *qp)
 {
 	unsigned long idle = msecs_to_jiffies(MRC_QP_IDLE_MS);
-	/* Nor while a sender has room reserved on it (mrc_sendmsg()). */
-	bool tx_done = list_empty(&qp->tx_queue) && !qp->tx_held;
+	/* Nor while a sender has room reserved on it, or waits for room
+	 * (mrc_sendmsg()).
+	 */
+	bool tx_done = list_empty(&qp->tx_queue) && !qp->tx_held &&
+		       !atomic_read(&qp->tx_waiters);
 
 	if (READ_ONCE(qp->ms->closing)) {
 		const struct mrc_config *c;
@@ -580,6 +584,15 @@ static bool mrc_qp_idle(struct mrc_qp *qp)
 		       time_after(jiffies, qp->linger_since +
 				  usecs_to_jiffies(linger_us));
 	}
+	/* A peer not validated whose message the socket has not read, or
+	 * read lately, may be answered yet: the answer goes through this QP,
+	 * under its cap, and not through a new one, which would have none.
+	 * The socket's receive buffer bounds what such messages hold.
+	 */
+	if (qp->unvalidated &&
+	    (atomic_read(&qp->amp_unread) ||
+	     !time_after(jiffies, READ_ONCE(qp->amp_read) + idle)))
+		return false;
 	return tx_done && time_after(jiffies, qp->last_tx + idle) &&
 	       time_after(jiffies, qp->last_rx + idle);
 }

@@ -372,6 +372,11 @@ static void mrc_rx_complete(struct mrc_qp *qp)
 		 */
 		qp->rx_delivered = true;
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_MSGS);
+		if (qp->unvalidated) {
+			refcount_inc(&qp->ref);
+			atomic_inc(&qp->amp_unread);
+			m->amp_qp = qp;
+		}
 		mrc_sock_deliver(qp->ms, m);
 	}
 }

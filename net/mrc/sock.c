@@ -569,6 +569,7 @@ static struct mrc_qp *mrc_tx_wait_room(struct mrc_sock *ms,
 {
 	struct sock *sk = mrc_to_sk(ms);
 	struct mrc_qp *qp;
+	bool waits;
 	long left;
 	u32 fails;
 	int ret;
@@ -580,6 +581,9 @@ static struct mrc_qp *mrc_tx_wait_room(struct mrc_sock *ms,
 			return qp;
 		fails = READ_ONCE(qp->tx_fails);
 		ret = mrc_qp_tx_reserve(qp, charge, false);
+		waits = ret == -EAGAIN && *timeo;
+		if (waits)
+			atomic_inc(&qp->tx_waiters);
 		while (ret == -EAGAIN && *timeo) {
 			left = wait_event_interruptible_timeout(*sk_sleep(sk),
 								mrc_tx_wait_over(qp, charge, fails),
@@ -602,6 +606,8 @@ static struct mrc_qp *mrc_tx_wait_room(struct mrc_sock *ms,
 				break;
 			ret = mrc_qp_tx_reserve(qp, charge, false);
 		}
+		if (waits)
+			atomic_dec(&qp->tx_waiters);
 		if (ret)
 			mrc_qp_put(qp);
 	} while (ret == -ESTALE);
@@ -749,6 +755,16 @@ void mrc_rx_msg_free(struct mrc_sock *ms, struct mrc_rx_msg *m)
 	atomic64_sub(m->charge, &ms->rx_mem);
 	if (m->over)
 		atomic_set(&ms->rx_over, 0);
+	if (m->amp_qp) {
+		/* Read (or dropped with its socket): the QP's idle period
+		 * starts now.  Its last reference may go here, in process
+		 * context, or in softirq from mrc_sock_deliver(), where
+		 * the caller holds another.
+		 */
+		WRITE_ONCE(m->amp_qp->amp_read, jiffies);
+		atomic_dec(&m->amp_qp->amp_unread);
+		mrc_qp_put(m->amp_qp);
+	}
 	kfree(m);
 }
 
@@ -762,11 +778,23 @@ void mrc_rx_msg_free(struct mrc_sock *ms, struct mrc_rx_msg *m)
 void mrc_sock_deliver(struct mrc_sock *ms, struct mrc_rx_msg *m)
 {
 	struct sock *sk = mrc_to_sk(ms);
+	bool closing;
 
+	/* Once close() has emptied the queue, nothing is queued again: a
+	 * message would wait for the socket's destructor, and one holding
+	 * its QP (amp_qp), which holds the socket, would wait forever.
+	 * mrc_release() sets closing before it takes this lock to empty
+	 * the queue.
+	 */
 	spin_lock_bh(&ms->rxq_lock);
-	list_add_tail(&m->list, &ms->rxq);
+	closing = READ_ONCE(ms->closing);
+	if (!closing)
+		list_add_tail(&m->list, &ms->rxq);
 	spin_unlock_bh(&ms->rxq_lock);
-	sk->sk_data_ready(sk);
+	if (closing)
+		mrc_rx_msg_free(ms, m);
+	else
+		sk->sk_data_ready(sk);
 }
 
 /**
