@@ -85,10 +85,12 @@ static struct mrc_qp *mrc_probe_qp(struct mrc_peer *p)
 
 	list_for_each_entry(qp, &p->qps, peer_node) {
 		/* Nor one whose peer never acknowledged our data: its
-		 * address may be forged, and probes would go to its owner
-		 * unasked, a period apart (see MRC_AMP_FACTOR).
+		 * address may be forged, or nobody there answers, and
+		 * probes would go to it unasked, a period apart, until the
+		 * QP fails (see MRC_AMP_FACTOR).
 		 */
-		if (READ_ONCE(qp->dead) || READ_ONCE(qp->unvalidated))
+		if (READ_ONCE(qp->dead) || READ_ONCE(qp->unvalidated) ||
+		    !READ_ONCE(qp->proven))
 			continue;
 		if (!READ_ONCE(qp->ms->closing))
 			return qp;

@@ -1316,7 +1316,7 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		/* It answered what only a receiver of ours could: no
 		 * longer a QP a full table may evict.
 		 */
-		qp->proven = true;
+		WRITE_ONCE(qp->proven, true);
 		WRITE_ONCE(qp->unvalidated, false);
 		qp->peer_starved = false;
 		qp->feedback = true;
