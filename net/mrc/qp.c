@@ -270,10 +270,17 @@ static void mrc_qp_finish(struct mrc_qp *qp)
  * 0x0B); it is held until its sender stalls and the reaper drops its
  * partial messages (mrc_qp_rx_evict(), which a full table triggers),
  * and never again after that: a sender replaying its first packets of
- * a new incarnation every stall period would keep it for ever.
+ * a new incarnation every stall period would keep it for ever.  Nor,
+ * as for the reaper (mrc_qp_idle()), one a sender waits for room on,
+ * or one not validated whose message its socket has not read: a reply
+ * would go through a new QP, without its cap.  The socket's buffers
+ * bound how many those are.
  */
 static bool mrc_qp_evictable(struct mrc_qp *qp)
 {
+	if (atomic_read(&qp->tx_waiters) ||
+	    (qp->unvalidated && atomic_read(&qp->amp_unread)))
+		return false;
 	return !qp->dead && !qp->proven && !qp->tx_held &&
 	       list_empty(&qp->tx_queue) &&
 	       skb_queue_empty(&qp->xq) && !qp->xmitting &&
