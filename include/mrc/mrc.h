@@ -663,6 +663,9 @@ void mrc_reaper_work(struct work_struct *work);
 void mrc_qp_rx_purge(struct mrc_qp *qp);
 bool mrc_qp_rx_evict(struct mrc_qp *qp);
 void mrc_rx_msg_free(struct mrc_sock *ms, struct mrc_rx_msg *m);
+bool mrc_rx_mem_allow(struct mrc_sock *ms, u32 n, bool next);
+void mrc_rx_mem_add(struct mrc_sock *ms, u32 n);
+void mrc_rx_mem_sub(struct mrc_sock *ms, u32 n);
 
 /* peer.c */
 void mrc_peer_net_init(struct mrc_net *mn);

@@ -70,6 +70,7 @@ static const char * const mrc_stat_names[__MRC_STAT_MAX] = {
 	[MRC_STAT_RX_DROP_QP_LIMIT]	= "rx_drop_qp_limit",
 	[MRC_STAT_QP_EVICTED]		= "qp_evicted",
 	[MRC_STAT_TX_AMP_LIMITED]	= "tx_amp_limited",
+	[MRC_STAT_RX_DROP_PROTO_MEM]	= "rx_drop_proto_mem",
 };
 
 #endif /* _MRC_STAT_NAMES_H */

@@ -256,6 +256,14 @@ static bool mrc_rx_charge(struct mrc_qp *qp, struct mrc_rx_msg *m, u16 msn,
 	u32 rcvbuf = READ_ONCE(mrc_to_sk(ms)->sk_rcvbuf);
 	s64 held = atomic64_read(&ms->rx_mem);
 
+	/* The protocol's limits first, for all sockets together: room
+	 * freed elsewhere sends no window update here, the sender's
+	 * timer asks again (*@seen is left alone).
+	 */
+	if (!mrc_rx_mem_allow(ms, n, msn == qp->rcv_msn)) {
+		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_PROTO_MEM);
+		return false;
+	}
 	if (!m->over &&
 	    (held + n > rcvbuf || qp->rx_charge + n > rcvbuf - rcvbuf / 4)) {
 		if (msn != qp->rcv_msn) {
@@ -275,7 +283,7 @@ static bool mrc_rx_charge(struct mrc_qp *qp, struct mrc_rx_msg *m, u16 msn,
 	}
 	m->charge += n;
 	qp->rx_charge += n;
-	atomic64_add(n, &ms->rx_mem);
+	mrc_rx_mem_add(ms, n);
 	return true;
 }
 
@@ -283,7 +291,7 @@ static void mrc_rx_uncharge(struct mrc_qp *qp, struct mrc_rx_msg *m, u32 n)
 {
 	m->charge -= n;
 	qp->rx_charge -= n;
-	atomic64_sub(n, &qp->ms->rx_mem);
+	mrc_rx_mem_sub(qp->ms, n);
 }
 
 /* Copy @len payload bytes to @m at @off, allocating (and charging) pages

@@ -25,6 +25,7 @@
 #include <net/ip.h>
 #include <net/protocol.h>
 #include <net/route.h>
+#include <net/net_namespace.h>
 #include <net/sock.h>
 #include <net/transp_v6.h>
 
@@ -739,6 +740,90 @@ err_uncharge:
 	return ret;
 }
 
+/* The protocol's memory: the pages that messages being received or
+ * waiting to be read hold, all mrc sockets of all namespaces together,
+ * as /proc/net/protocols shows them, and its limits, net.mrc.mem (in
+ * pages, as net.ipv4.udp_mem and tcp_mem): below the first, no
+ * pressure; above the second, pressure, until below the first again;
+ * the third is the most there is.  Under pressure a socket may take
+ * more only for the message next in order of its queue pair (what its
+ * reader waits for, which frees what it holds once read) or while it
+ * holds less than MRC_MEM_SOCK_MIN; at the hard limit, nothing more.
+ * What is refused draws NACK "no buffer" and is counted in
+ * rx_drop_proto_mem; its sender's timer tries again.  The check comes
+ * before the charge, so that all CPUs at once may pass the hard limit
+ * by a page each.  Transmit memory is bounded by each socket's
+ * SO_SNDBUF, not here (as for UDP).
+ */
+#define MRC_MEM_SOCK_MIN	(16 * PAGE_SIZE)
+
+static atomic_long_t mrc_memory_allocated;
+static DEFINE_PER_CPU(int, mrc_memory_per_cpu_fw_alloc);
+static unsigned long mrc_memory_pressure;
+static long sysctl_mrc_mem[3];
+
+static long mrc_pages(s64 bytes)
+{
+	return (bytes + PAGE_SIZE - 1) >> PAGE_SHIFT;
+}
+
+/**
+ * mrc_rx_mem_allow() - whether the protocol's limits let a socket take
+ * more received bytes
+ * @ms: the socket
+ * @n: the bytes
+ * @next: they are for the message next in order of their queue pair
+ *
+ * Return: true if they may be charged (mrc_rx_mem_add()).
+ */
+bool mrc_rx_mem_allow(struct mrc_sock *ms, u32 n, bool next)
+{
+	s64 held = atomic64_read(&ms->rx_mem);
+	long more = mrc_pages(held + n) - mrc_pages(held);
+
+	if (atomic_long_read(&mrc_memory_allocated) + more >
+	    READ_ONCE(sysctl_mrc_mem[2]))
+		return false;
+	return !READ_ONCE(mrc_memory_pressure) || next ||
+	       held + n <= MRC_MEM_SOCK_MIN;
+}
+
+/**
+ * mrc_rx_mem_add() - charge received bytes to a socket and the protocol
+ * @ms: the socket
+ * @n: the bytes
+ *
+ * The protocol is charged the pages the socket's bytes round up to:
+ * each call adds what its own addition rounds up to, so the sum is
+ * exact whatever the order of the calls on all CPUs.
+ */
+void mrc_rx_mem_add(struct mrc_sock *ms, u32 n)
+{
+	s64 now = atomic64_add_return(n, &ms->rx_mem);
+	long more = mrc_pages(now) - mrc_pages(now - n);
+
+	if (more &&
+	    atomic_long_add_return(more, &mrc_memory_allocated) >
+	    READ_ONCE(sysctl_mrc_mem[1]) && !READ_ONCE(mrc_memory_pressure))
+		WRITE_ONCE(mrc_memory_pressure, 1);
+}
+
+/**
+ * mrc_rx_mem_sub() - uncharge received bytes (mrc_rx_mem_add())
+ * @ms: the socket
+ * @n: the bytes
+ */
+void mrc_rx_mem_sub(struct mrc_sock *ms, u32 n)
+{
+	s64 now = atomic64_sub_return(n, &ms->rx_mem);
+	long less = mrc_pages(now + n) - mrc_pages(now);
+
+	if (less &&
+	    atomic_long_sub_return(less, &mrc_memory_allocated) <
+	    READ_ONCE(sysctl_mrc_mem[0]) && READ_ONCE(mrc_memory_pressure))
+		WRITE_ONCE(mrc_memory_pressure, 0);
+}
+
 /**
  * mrc_rx_msg_free() - free a received message and uncharge its socket
  * @ms: the socket it was charged to
@@ -752,7 +837,7 @@ void mrc_rx_msg_free(struct mrc_sock *ms, struct mrc_rx_msg *m)
 	xa_for_each(&m->pages, i, page)
 		__free_page(page);
 	xa_destroy(&m->pages);
-	atomic64_sub(m->charge, &ms->rx_mem);
+	mrc_rx_mem_sub(ms, m->charge);
 	if (m->over)
 		atomic_set(&ms->rx_over, 0);
 	if (m->amp_qp) {
@@ -1240,6 +1325,10 @@ static void mrc_sk_unhash(struct sock *sk)
 	.hash		= mrc_sk_hash,				\
 	.unhash		= mrc_sk_unhash,			\
 	.obj_size	= _obj_size,				\
+	.memory_allocated = &mrc_memory_allocated,		\
+	.per_cpu_fw_alloc = &mrc_memory_per_cpu_fw_alloc,	\
+	.memory_pressure = &mrc_memory_pressure,		\
+	.sysctl_mem	= sysctl_mrc_mem,			\
 }
 
 #define MRC_PROTO_OPS(_family) {				\
@@ -1280,6 +1369,19 @@ static const struct proto_ops mrc6_ops = MRC_PROTO_OPS(PF_INET6);
 static struct inet_protosw mrc6_protosw = MRC_PROTOSW(&mrc6_prot, &mrc6_ops);
 #endif
 
+static struct ctl_table mrc_sysctl[] = {
+	{
+		.procname	= "mem",
+		.data		= &sysctl_mrc_mem,
+		.maxlen		= sizeof(sysctl_mrc_mem),
+		.mode		= 0644,
+		.proc_handler	= proc_doulongvec_minmax,
+	},
+	{ }
+};
+
+static struct ctl_table_header *mrc_sysctl_hdr;
+
 /**
  * mrc_sock_init() - offer the message socket in both address families
  *
@@ -1287,11 +1389,27 @@ static struct inet_protosw mrc6_protosw = MRC_PROTOSW(&mrc6_prot, &mrc6_ops);
  */
 int __init mrc_sock_init(void)
 {
+	unsigned long limit = max(nr_free_buffer_pages() / 8, 128UL);
 	int ret;
+
+	/* As UDP's defaults: an eighth of the memory buffers may use. */
+	sysctl_mrc_mem[0] = limit / 4 * 3;
+	sysctl_mrc_mem[1] = limit;
+	sysctl_mrc_mem[2] = sysctl_mrc_mem[0] * 2;
+	/* The initial namespace's, as tcp_mem: the limits are global. */
+#ifdef register_net_sysctl
+	/* 6.6 and later take the table's size, without the sentinel. */
+	mrc_sysctl_hdr = register_net_sysctl_sz(&init_net, "net/mrc",
+						mrc_sysctl, 1);
+#else
+	mrc_sysctl_hdr = register_net_sysctl(&init_net, "net/mrc", mrc_sysctl);
+#endif
+	if (!mrc_sysctl_hdr)
+		return -ENOMEM;
 
 	ret = proto_register(&mrc_prot, 1);
 	if (ret)
-		return ret;
+		goto err_sysctl;
 	inet_register_protosw(&mrc_protosw);
 #if IS_ENABLED(CONFIG_IPV6)
 	ret = proto_register(&mrc6_prot, 1);
@@ -1309,8 +1427,10 @@ err_prot6:
 err_v4:
 	inet_unregister_protosw(&mrc_protosw);
 	proto_unregister(&mrc_prot);
-	return ret;
 #endif
+err_sysctl:
+	unregister_net_sysctl_table(mrc_sysctl_hdr);
+	return ret;
 }
 
 /**
@@ -1326,6 +1446,7 @@ void mrc_sock_exit(void)
 #endif
 	inet_unregister_protosw(&mrc_protosw);
 	proto_unregister(&mrc_prot);
+	unregister_net_sysctl_table(mrc_sysctl_hdr);
 }
 
 MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET, IPPROTO_MRC, SOCK_DGRAM);

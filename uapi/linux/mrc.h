@@ -367,6 +367,12 @@ enum mrc_stat {
 					 * it received from it until the peer
 					 * acknowledges data of ours
 					 */
+	MRC_STAT_RX_DROP_PROTO_MEM,	/* data packets refused (NACK "no
+					 * buffer") by the protocol's memory
+					 * limits, net.mrc.mem: beyond its
+					 * hard limit, or under pressure for
+					 * a message not next in order
+					 */
 
 	__MRC_STAT_MAX,
 };

@@ -1,0 +1,193 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The protocol's memory (issue 13, item 4): what all mrc sockets hold
+# for their readers is counted as UDP's and TCP's is (/proc/net/protocols,
+# column "memory", in pages) and bounded by net.mrc.mem (pages: below
+# the first no pressure, above the second pressure, the third the most).
+#
+#   +------ client netns ------+        +------ server netns ------------+
+#   | 10.0.0.1, python client: |        | 10.0.0.2, python server:        |
+#   | 48 x 64 KiB, numbered    |========| SO_RCVBUF 8 MiB, reads nothing  |
+#   |                          |  veth  | for 3 s, then reads and checks  |
+#   +--------------------------+        +---------------------------------+
+#
+#   1. no mrc socket: the protocol holds 0 pages; net.mrc.mem has three
+#      rising numbers.
+#   2. net.mrc.mem set to 48 64 96 (192, 256, 384 KiB): the server's
+#      socket, whose own SO_RCVBUF would take 8 MiB, fills to the
+#      protocol's hard limit and no further (at most 96 pages and one a
+#      CPU, sampled while it does not read); the protocol goes under
+#      pressure; the packets beyond are refused (rx_drop_proto_mem).
+#   3. the server reads: its sender's timer tries again, and all 48
+#      messages arrive whole and in order; once both sockets close, the
+#      protocol holds 0 pages again and is no longer under pressure.
+
+. "$(dirname "$0")/lib.sh"
+
+mrc_require_root
+mrc_require_cmd ip python3 sysctl
+mrc_require_cli
+mrc_load
+mrc_dmesg_mark
+
+T=$mrc_tmpdir
+PORT=6400
+N=48
+SIZE=65536
+LIMITS="48 64 96"
+HARD=96
+# shellcheck disable=SC2034 # filled and read by name (lib.sh)
+declare -A B A
+
+# proto_mem: the MRC line of /proc/net/protocols: "pages pressure".
+proto_mem() {
+	awk '$1 == "MRC" { print $4, $5 }' /proc/net/protocols
+}
+
+# --- 1. at rest -----------------------------------------------------------
+
+read -r pages press <<<"$(proto_mem)"
+if [ "$pages" = 0 ] && [ "$press" = no ]; then
+	mrc_pass "at rest: the protocol holds 0 pages, no pressure"
+else
+	mrc_fail "at rest: /proc/net/protocols says '$pages $press'," \
+		"want '0 no'"
+fi
+old=$(sysctl -n net.mrc.mem)
+read -r m0 m1 m2 <<<"$old"
+if [[ $m0 =~ ^[0-9]+$ && $m1 =~ ^[0-9]+$ && $m2 =~ ^[0-9]+$ ]] &&
+   [ "$m0" -gt 0 ] && [ "$m0" -lt "$m1" ] && [ "$m1" -lt "$m2" ]; then
+	mrc_pass "net.mrc.mem defaults to $m0 $m1 $m2 pages"
+else
+	mrc_fail "net.mrc.mem is '$old', want three rising numbers"
+fi
+mrc_at_exit "sysctl -qw net.mrc.mem='$old'"
+sysctl -qw net.mrc.mem="$LIMITS" || mrc_die "cannot set net.mrc.mem"
+[ "$(sysctl -n net.mrc.mem | tr -s '\t ' '  ')" = "$LIMITS" ] ||
+	mrc_die "net.mrc.mem reads '$(sysctl -n net.mrc.mem)' once set"
+
+mrc_client_server
+
+cat >"$T/mem.py" <<'EOF'
+import os, socket, sys, time
+IPPROTO_MRC = 253
+N, SIZE = int(sys.argv[3]), int(sys.argv[4])
+
+def mrc():
+    return socket.socket(socket.AF_INET, socket.SOCK_DGRAM, IPPROTO_MRC)
+
+def body(i):
+    return bytes([i & 0xff]) * 4 + bytes((i + j) & 0xff for j in range(SIZE - 4))
+
+def server(port, go):
+    s = mrc()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUFFORCE, 8 << 20)
+    s.bind(("0.0.0.0", port))
+    print("ready", flush=True)
+    while not os.path.exists(go):
+        time.sleep(0.05)
+    s.settimeout(120)
+    for i in range(N):
+        data, _ = s.recvfrom(1 << 20)
+        if data != body(i):
+            print("corrupt", i, len(data), flush=True)
+            return
+    print("verified", N, flush=True)
+
+def client(addr, port):
+    s = mrc()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUFFORCE, 8 << 20)
+    for i in range(N):
+        s.sendto(body(i), (addr, port))
+    print("sent", N, flush=True)
+    time.sleep(120)
+
+if sys.argv[1] == "server":
+    server(int(sys.argv[2]), sys.argv[5])
+else:
+    client(sys.argv[2], int(sys.argv[5]))
+EOF
+
+ip netns exec "$S" python3 "$T/mem.py" server "$PORT" "$N" "$SIZE" \
+	"$T/go" >"$T/srv.out" 2>"$T/srv.err" &
+SPID=$!
+mrc_at_exit "mrc_kill_pid $SPID"
+for _ in $(seq 100); do
+	grep -q ready "$T/srv.out" && break
+	mrc_sleep 0.1
+done
+grep -q ready "$T/srv.out" ||
+	mrc_die "the server did not start: $(cat "$T/srv.err")"
+
+# --- 2. a reader that does not read ---------------------------------------
+
+mrc_stats_snapshot -n "$S" B || mrc_die "mrc stats in $S"
+ip netns exec "$C" python3 "$T/mem.py" client "$MRC_IP4_B" "$N" "$SIZE" \
+	"$PORT" >"$T/cli.out" 2>"$T/cli.err" &
+CPID=$!
+mrc_at_exit "mrc_kill_pid $CPID"
+# 3 s: well inside the sender's persist deadline (8 s by default), after
+# which its queue pair would fail for want of room.
+max=0
+pressed=0
+for _ in $(seq 30); do
+	read -r pages press <<<"$(proto_mem)"
+	[ "$pages" -gt "$max" ] && max=$pages
+	[ "$press" = yes ] && pressed=$((pressed + 1))
+	mrc_sleep 0.1
+done
+mrc_stats_snapshot -n "$S" A || mrc_die "mrc stats in $S"
+cpus=$(nproc)
+if [ "$max" -ge $((HARD - 16)) ] && [ "$max" -le $((HARD + cpus)) ]; then
+	mrc_pass "unread: the protocol held at most $max pages (hard limit" \
+		"$HARD, and a page per CPU), where SO_RCVBUF allowed 2,048"
+else
+	mrc_fail "unread: the protocol held at most $max pages, want" \
+		"$((HARD - 16))..$((HARD + cpus))"
+fi
+if [ "$pressed" -gt 0 ]; then
+	mrc_pass "unread: under pressure in $pressed of 30 samples"
+else
+	mrc_fail "unread: never under pressure, over 64 pages"
+fi
+refused=$(mrc_stats_delta rx_drop_proto_mem B A)
+if [[ $refused =~ ^[0-9]+$ ]] && [ "$refused" -gt 0 ]; then
+	mrc_pass "unread: $refused packets refused by the limits" \
+		"(rx_drop_proto_mem)"
+else
+	mrc_fail "unread: rx_drop_proto_mem $refused, want some"
+fi
+
+# --- 3. the reader reads -------------------------------------------------
+
+touch "$T/go"
+for _ in $(seq 1200); do
+	grep -q -e verified -e corrupt "$T/srv.out" && break
+	kill -0 "$SPID" 2>/dev/null || break
+	mrc_sleep 0.1
+done
+if grep -q "^verified $N" "$T/srv.out"; then
+	mrc_pass "read: all $N x $SIZE bytes arrived whole and in order"
+else
+	mrc_fail "read: '$(cat "$T/srv.out" "$T/srv.err" | tail -n 3)'," \
+		"want 'verified $N'"
+fi
+mrc_kill_pid "$CPID"
+mrc_kill_pid "$SPID"
+# Closed sockets free what they hold at once; the queue pairs linger
+# without holding received memory.
+for _ in $(seq 50); do
+	read -r pages press <<<"$(proto_mem)"
+	[ "$pages" = 0 ] && [ "$press" = no ] && break
+	mrc_sleep 0.1
+done
+if [ "$pages" = 0 ] && [ "$press" = no ]; then
+	mrc_pass "closed: the protocol holds 0 pages again, no pressure"
+else
+	mrc_fail "closed: /proc/net/protocols says '$pages $press'," \
+		"want '0 no'"
+fi
+
+mrc_dmesg_check "memory"
+mrc_exit
