@@ -21,7 +21,7 @@
 
 #define MRC_AMP_FACTOR		3
 /* Room data leaves under the limit for the acknowledgment the peer's
- * last packets are owed, the largest there is (a SACK): the
+ * last packets are owed, if one is, the largest there is (a SACK): the
  * acknowledgment may go after data sent meanwhile.  Every later one is
  * drawn by a packet of at least 32 bytes, which adds 96 to the limit.
  */
@@ -35,34 +35,57 @@ static inline __u32 mrc_data_wire_len(__u32 len)
 	return MRC_DATA_HDR_LEN + len;
 }
 
-/*
- * How many of @len payload bytes a data packet may carry to a peer not
- * yet validated, @rx bytes having come from it and @tx gone to it: @len
- * if the whole packet fits under the limit, MRC_AMP_ACK_RESERVE kept;
- * else, if @cut (a new packet, which may be cut short), what the limit
- * leaves, one byte at least; else -1, nothing may go.
+/* What the limit leaves, @rx bytes having come from the peer and @tx
+ * gone to it, an acknowledgment kept room for if one is @owed.
  */
-static inline __s64 mrc_amp_allow(__u64 rx, __u64 tx, __u32 len, int cut)
+static inline __u64 mrc_amp_left(__u64 rx, __u64 tx, int owed)
 {
 	__u64 cap = MRC_AMP_FACTOR * rx;
 
-	tx += MRC_AMP_ACK_RESERVE;
-	if (tx + mrc_data_wire_len(len) <= cap)
+	if (owed)
+		tx += MRC_AMP_ACK_RESERVE;
+	return tx < cap ? cap - tx : 0;
+}
+
+/*
+ * How many of @len payload bytes a data packet may carry to a peer not
+ * yet validated, @rx bytes having come from it and @tx gone to it, an
+ * acknowledgment @owed.  A retransmission (!@cut) goes whole or not at
+ * all: @len or -1.  A new packet (@cut) takes half of what the limit
+ * leaves at most, so that its own resend still fits should it be lost
+ * (the peer, having received nothing, would send nothing to raise the
+ * limit): @len if that fits, else as much as half leaves, one byte at
+ * least; else, if half is not enough for one byte, what is left, one
+ * byte at least; else -1, nothing may go.
+ */
+static inline __s64 mrc_amp_allow(__u64 rx, __u64 tx, __u32 len, int cut,
+				  int owed)
+{
+	__u64 left = mrc_amp_left(rx, tx, owed);
+
+	if (!cut)
+		return mrc_data_wire_len(len) <= left ? (__s64)len : -1;
+	if (2 * (__u64)mrc_data_wire_len(len) <= left)
 		return len;
-	if (cut && len && tx + mrc_data_wire_len(1) <= cap)
-		return cap - tx - mrc_data_wire_len(0);
-	return -1;
+	if (!len)
+		return mrc_data_wire_len(0) <= left ? 0 : -1;
+	if (left / 2 >= mrc_data_wire_len(1))
+		return left / 2 - mrc_data_wire_len(0);
+	if (left < mrc_data_wire_len(1))
+		return -1;
+	left -= mrc_data_wire_len(0);
+	return left < len ? (__s64)left : len;
 }
 
 /*
  * Whether a packet of @len payload bytes, sent now, leaves the limit too
- * little for another like it: the acknowledgment that lifts the limit
- * is then wanted at once.
+ * little for another like it and its resend: the acknowledgment that
+ * lifts the limit is then wanted at once.
  */
-static inline int mrc_amp_last(__u64 rx, __u64 tx, __u32 len)
+static inline int mrc_amp_last(__u64 rx, __u64 tx, __u32 len, int owed)
 {
-	return tx + MRC_AMP_ACK_RESERVE + 2 * (__u64)mrc_data_wire_len(len) >
-	       MRC_AMP_FACTOR * rx;
+	return 3 * (__u64)mrc_data_wire_len(len) >
+	       mrc_amp_left(rx, tx, owed);
 }
 
 #endif /* _MRC_AMP_H */

@@ -435,17 +435,20 @@ static struct sk_buff *mrc_build_data(struct mrc_qp *qp,
 
 /* Under the QP's lock: whether a data packet of *@len payload bytes may
  * go to a peer whose address is not validated (see MRC_AMP_FACTOR).  A
- * new packet (@cut) is cut to what the limit leaves, a byte at least;
- * a retransmission goes whole or waits.  If nothing may go, the QP waits
- * for bytes from the peer or its first acknowledgment, and that wait is
- * counted once.
+ * new packet (@cut) takes half of what the limit leaves at most, so that
+ * its resend fits (mrc_amp_allow()); a retransmission goes whole or
+ * waits; room for an acknowledgment is kept while one is owed.  If
+ * nothing may go, the QP waits for bytes from the peer or its first
+ * acknowledgment, that wait counted once, until the retry limit or the
+ * persist deadline fails it (mrc_rto_fire()).
  */
 static bool mrc_qp_amp_room(struct mrc_qp *qp, u32 *len, bool cut)
 {
 	s64 n;
 
 	if (qp->unvalidated) {
-		n = mrc_amp_allow(qp->amp_rx, qp->amp_tx, *len, cut);
+		n = mrc_amp_allow(qp->amp_rx, qp->amp_tx, *len, cut,
+				  qp->rx_unacked != 0);
 		if (n < 0) {
 			if (!qp->amp_blocked) {
 				qp->amp_blocked = true;
@@ -655,7 +658,8 @@ void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out)
 		 * acknowledgment, which lifts the limit, is wanted at once.
 		 */
 		if (qp->unvalidated &&
-		    mrc_amp_last(qp->amp_rx, qp->amp_tx, plen))
+		    mrc_amp_last(qp->amp_rx, qp->amp_tx, plen,
+				 qp->rx_unacked != 0))
 			flags |= MRC_BTH_ACKREQ;
 		mrc_queue_data(qp, &cfg, e, psn, flags, mss, out);
 		sent = true;
@@ -1316,7 +1320,14 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		/* It answered what only a receiver of ours could: no
 		 * longer a QP a full table may evict.
 		 */
-		WRITE_ONCE(qp->proven, true);
+		if (!qp->proven) {
+			WRITE_ONCE(qp->proven, true);
+			/* Values its destination lost while none of its
+			 * QPs could be probed through (mrc_probe_qp()).
+			 */
+			if (READ_ONCE(qp->peer->spray.nr_bad))
+				mrc_probe_arm(qp->mn);
+		}
 		WRITE_ONCE(qp->unvalidated, false);
 		qp->peer_starved = false;
 		qp->feedback = true;
@@ -1415,9 +1426,13 @@ enum hrtimer_restart mrc_rto_fire(struct hrtimer *t)
 
 	spin_lock(&qp->lock);
 	/* Re-armed while this run waited for the lock: not due yet.  With
-	 * nothing in flight it is due only to end a wait for room.
+	 * nothing in flight it is due only to end a wait for room, or for
+	 * the peer's bytes under the cap (MRC_AMP_FACTOR): the retry limit
+	 * and the persist deadline end those.
 	 */
-	if (qp->dead || (qp->snd_una == qp->snd_nxt && !qp->peer_starved) ||
+	if (qp->dead ||
+	    (qp->snd_una == qp->snd_nxt && !qp->peer_starved &&
+	     !qp->amp_blocked) ||
 	    qp->state != MRC_QP_STATE_OPEN || hrtimer_is_queued(t))
 		goto unlock;
 
