@@ -84,13 +84,12 @@ static struct mrc_qp *mrc_probe_qp(struct mrc_peer *p)
 	struct mrc_qp *qp, *lingering = NULL;
 
 	list_for_each_entry(qp, &p->qps, peer_node) {
-		/* Nor one whose peer never acknowledged our data: its
-		 * address may be forged, or nobody there answers, and
-		 * probes would go to it unasked, a period apart, until the
-		 * QP fails (see MRC_AMP_FACTOR).
+		/* Nor one whose peer never acknowledged our data (which
+		 * also validates it): its address may be forged, or nobody
+		 * there answers, and probes would go to it unasked, a
+		 * period apart, until the QP fails (see MRC_AMP_FACTOR).
 		 */
-		if (READ_ONCE(qp->dead) || READ_ONCE(qp->unvalidated) ||
-		    !READ_ONCE(qp->proven))
+		if (READ_ONCE(qp->dead) || !READ_ONCE(qp->proven))
 			continue;
 		if (!READ_ONCE(qp->ms->closing))
 			return qp;
@@ -285,8 +284,12 @@ enum hrtimer_restart mrc_probe_fire(struct hrtimer *t)
 			bool send;
 
 			spin_lock(&p->lock);
-			more |= p->spray.nr_bad > 0;
 			send = mrc_probe_next(p, &pr);
+			/* Nothing to probe through (no QP its peer
+			 * answered): the timer rests until one is
+			 * proven (mrc_qp_rx_ack()).
+			 */
+			more |= send;
 			spin_unlock(&p->lock);
 			if (!send)
 				break;
