@@ -232,6 +232,8 @@ struct mrc_peer {
  * forged sources cannot allocate without end.
  */
 #define MRC_MAX_QPS_PER_SOCK	1024
+/* Of them, those unread messages may keep (struct mrc_rx_msg's amp_qp). */
+#define MRC_AMP_PINNED_MAX	(MRC_MAX_QPS_PER_SOCK / 4)
 #define MRC_MAX_QPS_PER_NET	16384
 /* Queue pairs the packets of one source may open in a namespace (the
  * remote mrc port is as free to choose as a UDP port): one source cannot
@@ -547,6 +549,11 @@ struct mrc_sock {
 	atomic_t rx_over;
 	atomic_t rx_over_wanted;	/* a message was refused it */
 	atomic_t rx_starved;	/* some QP owes a window update */
+	/* Unread messages holding a QP not validated (mrc_rx_msg.amp_qp),
+	 * at most MRC_AMP_PINNED_MAX: a forger's empty messages could
+	 * otherwise keep every QP of a full table from eviction.
+	 */
+	atomic_t amp_pinned;
 	u16 port;
 	u16 udp_sport;
 	struct mrc_local bound;

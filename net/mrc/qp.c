@@ -259,6 +259,27 @@ static void mrc_qp_finish(struct mrc_qp *qp)
 	mrc_peer_detach(qp);
 }
 
+/* Under the QP's lock: whether a QP not validated may be answered yet:
+ * its socket holds a message of its peer's unread, or read one within
+ * an idle period.  The answer must go through this QP, under its cap
+ * (MRC_AMP_FACTOR), not through a new one, which would have none.  The
+ * socket's receive buffer and MRC_AMP_PINNED_MAX bound how many such
+ * QPs there are.
+ */
+static bool mrc_qp_amp_pinned(struct mrc_qp *qp)
+{
+	unsigned long idle = msecs_to_jiffies(MRC_QP_IDLE_MS);
+
+	if (!qp->unvalidated)
+		return false;
+	/* Pairs with the barrier in mrc_rx_msg_free(): no message
+	 * unread, then the time the last was read.
+	 */
+	if (atomic_read_acquire(&qp->amp_unread))
+		return true;
+	return !time_after(jiffies, READ_ONCE(qp->amp_read) + idle);
+}
+
 /* Under the socket's lock and the QP's: may @qp be closed to make room
  * for a new peer?  Only one the peer never answered (it may be forged:
  * an address that sends and never receives), with nothing of ours to
@@ -272,14 +293,13 @@ static void mrc_qp_finish(struct mrc_qp *qp)
  * and never again after that: a sender replaying its first packets of
  * a new incarnation every stall period would keep it for ever.  Nor,
  * as for the reaper (mrc_qp_idle()), one a sender waits for room on,
- * or one not validated whose message its socket has not read: a reply
- * would go through a new QP, without its cap.  The socket's buffers
- * bound how many those are.
+ * or one that may be answered yet (mrc_qp_amp_pinned()): a reply would
+ * go through a new QP, without its cap.  The socket's buffers and
+ * MRC_AMP_PINNED_MAX bound how many those are.
  */
 static bool mrc_qp_evictable(struct mrc_qp *qp)
 {
-	if (atomic_read(&qp->tx_waiters) ||
-	    (qp->unvalidated && atomic_read(&qp->amp_unread)))
+	if (atomic_read(&qp->tx_waiters) || mrc_qp_amp_pinned(qp))
 		return false;
 	return !qp->dead && !qp->proven && !qp->tx_held &&
 	       list_empty(&qp->tx_queue) &&
@@ -591,14 +611,8 @@ static bool mrc_qp_idle(struct mrc_qp *qp)
 		       time_after(jiffies, qp->linger_since +
 				  usecs_to_jiffies(linger_us));
 	}
-	/* A peer not validated whose message the socket has not read, or
-	 * read lately, may be answered yet: the answer goes through this QP,
-	 * under its cap, and not through a new one, which would have none.
-	 * The socket's receive buffer bounds what such messages hold.
-	 */
-	if (qp->unvalidated &&
-	    (atomic_read(&qp->amp_unread) ||
-	     !time_after(jiffies, READ_ONCE(qp->amp_read) + idle)))
+	/* Nor while a peer not validated may be answered yet. */
+	if (mrc_qp_amp_pinned(qp))
 		return false;
 	return tx_done && time_after(jiffies, qp->last_tx + idle) &&
 	       time_after(jiffies, qp->last_rx + idle);

@@ -380,10 +380,17 @@ static void mrc_rx_complete(struct mrc_qp *qp)
 		 */
 		qp->rx_delivered = true;
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_MSGS);
-		if (qp->unvalidated) {
+		if (qp->unvalidated &&
+		    atomic_inc_return(&qp->ms->amp_pinned) <=
+		    MRC_AMP_PINNED_MAX) {
 			refcount_inc(&qp->ref);
 			atomic_inc(&qp->amp_unread);
 			m->amp_qp = qp;
+		} else if (qp->unvalidated) {
+			/* Beyond the bound its reply may find the QP gone
+			 * and go through a new one, uncapped.
+			 */
+			atomic_dec(&qp->ms->amp_pinned);
 		}
 		mrc_sock_deliver(qp->ms, m);
 	}

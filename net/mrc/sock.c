@@ -847,7 +847,12 @@ void mrc_rx_msg_free(struct mrc_sock *ms, struct mrc_rx_msg *m)
 		 * the caller holds another.
 		 */
 		WRITE_ONCE(m->amp_qp->amp_read, jiffies);
+		/* The reaper that sees no message unread sees this time
+		 * (mrc_qp_idle()).
+		 */
+		smp_mb__before_atomic();
 		atomic_dec(&m->amp_qp->amp_unread);
+		atomic_dec(&ms->amp_pinned);
 		mrc_qp_put(m->amp_qp);
 	}
 	kfree(m);
@@ -1293,6 +1298,7 @@ static int mrc_sk_init(struct sock *sk)
 	atomic_set(&ms->rx_over, 0);
 	atomic_set(&ms->rx_over_wanted, 0);
 	atomic_set(&ms->rx_starved, 0);
+	atomic_set(&ms->amp_pinned, 0);
 	INIT_HLIST_NODE(&ms->port_node);
 #ifdef SOCK_CUSTOM_SOCKOPT
 	/* SOL_SOCKET options come to mrc_setsockopt() to be sorted. */
