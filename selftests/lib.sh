@@ -588,6 +588,29 @@ mrc_sleep() {
 	read -r -t "$1" -u "$mrc_sleep_fd" _ || :
 }
 
+# mrc_wait_line FILE PATTERN [TENTHS]: wait up to TENTHS tenths of a
+# second (100) until FILE holds a line matching PATTERN (grep -E), as a
+# program's "ready"; 1 if it does not in time.
+mrc_wait_line() {
+	local n=${3:-100}
+
+	while ! grep -qE -- "$2" "$1" 2>/dev/null; do
+		n=$((n - 1))
+		[ "$n" -ge 0 ] || return 1
+		mrc_sleep 0.1
+	done
+}
+
+# mrc_check_atleast DESC VALUE MIN: the check that VALUE, read back from
+# the module, is a number and at least MIN.
+mrc_check_atleast() {
+	if [[ $2 =~ ^[0-9]+$ ]] && [ "$2" -ge "$3" ]; then
+		mrc_pass "$1 ($2)"
+	else
+		mrc_fail "$1: '$2', want at least $3"
+	fi
+}
+
 # mrc_now_ms: milliseconds since the epoch, from bash itself.
 mrc_now_ms() {
 	local t=${EPOCHREALTIME/[.,]/}

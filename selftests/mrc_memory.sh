@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The protocol's memory (issue 13, item 4): what all mrc sockets hold
-# for their readers is counted as UDP's and TCP's is (/proc/net/protocols,
-# column "memory", in pages) and bounded by net.mrc.mem (pages: below
-# the first no pressure, above the second pressure, the third the most).
+# for their readers is counted, as UDP's and TCP's is, in pages
+# (net.mrc.mem_used: pages, and 1 under pressure) and bounded by
+# net.mrc.mem (pages: above the second pressure, until below the first;
+# the third the most).
 #
 #   +------ client netns ------+        +------ server netns ------------+
 #   | 10.0.0.1, python client: |        | 10.0.0.2, python server:        |
@@ -13,7 +14,7 @@
 #   +--------------------------+        +---------------------------------+
 #
 #   1. no mrc socket: the protocol holds 0 pages; net.mrc.mem has three
-#      rising numbers.
+#      rising numbers; net.mrc.mem_used cannot be written.
 #   2. net.mrc.mem set to 48 64 96 (192, 256, 384 KiB): the server's
 #      socket, whose own SO_RCVBUF would take 8 MiB, fills to the
 #      protocol's hard limit and no further (at most 96 pages and one a
@@ -40,19 +41,23 @@ HARD=96
 # shellcheck disable=SC2034 # filled and read by name (lib.sh)
 declare -A B A
 
-# proto_mem: the MRC line of /proc/net/protocols: "pages pressure".
+# proto_mem: "pages pressure" (1 or 0), net.mrc.mem_used.
 proto_mem() {
-	awk '$1 == "MRC" { print $4, $5 }' /proc/net/protocols
+	sysctl -n net.mrc.mem_used
 }
 
 # --- 1. at rest -----------------------------------------------------------
 
 read -r pages press <<<"$(proto_mem)"
-if [ "$pages" = 0 ] && [ "$press" = no ]; then
+if [ "$pages" = 0 ] && [ "$press" = 0 ]; then
 	mrc_pass "at rest: the protocol holds 0 pages, no pressure"
 else
-	mrc_fail "at rest: /proc/net/protocols says '$pages $press'," \
-		"want '0 no'"
+	mrc_fail "at rest: net.mrc.mem_used is '$pages $press', want '0 0'"
+fi
+if sysctl -qw net.mrc.mem_used="1 1" 2>/dev/null; then
+	mrc_fail "net.mrc.mem_used took a write"
+else
+	mrc_pass "net.mrc.mem_used is read-only"
 fi
 old=$(sysctl -n net.mrc.mem)
 read -r m0 m1 m2 <<<"$old"
@@ -113,11 +118,7 @@ ip netns exec "$S" python3 "$T/mem.py" server "$PORT" "$N" "$SIZE" \
 	"$T/go" >"$T/srv.out" 2>"$T/srv.err" &
 SPID=$!
 mrc_at_exit "mrc_kill_pid $SPID"
-for _ in $(seq 100); do
-	grep -q ready "$T/srv.out" && break
-	mrc_sleep 0.1
-done
-grep -q ready "$T/srv.out" ||
+mrc_wait_line "$T/srv.out" '^ready' ||
 	mrc_die "the server did not start: $(cat "$T/srv.err")"
 
 # --- 2. a reader that does not read ---------------------------------------
@@ -134,7 +135,7 @@ pressed=0
 for _ in $(seq 30); do
 	read -r pages press <<<"$(proto_mem)"
 	[ "$pages" -gt "$max" ] && max=$pages
-	[ "$press" = yes ] && pressed=$((pressed + 1))
+	[ "$press" = 1 ] && pressed=$((pressed + 1))
 	mrc_sleep 0.1
 done
 mrc_stats_snapshot -n "$S" A || mrc_die "mrc stats in $S"
@@ -151,22 +152,13 @@ if [ "$pressed" -gt 0 ]; then
 else
 	mrc_fail "unread: never under pressure, over 64 pages"
 fi
-refused=$(mrc_stats_delta rx_drop_proto_mem B A)
-if [[ $refused =~ ^[0-9]+$ ]] && [ "$refused" -gt 0 ]; then
-	mrc_pass "unread: $refused packets refused by the limits" \
-		"(rx_drop_proto_mem)"
-else
-	mrc_fail "unread: rx_drop_proto_mem $refused, want some"
-fi
+mrc_check_atleast "unread: packets refused by the limits (rx_drop_proto_mem)" \
+	"$(mrc_stats_delta rx_drop_proto_mem B A)" 1
 
 # --- 3. the reader reads -------------------------------------------------
 
 touch "$T/go"
-for _ in $(seq 1200); do
-	grep -q -e verified -e corrupt "$T/srv.out" && break
-	kill -0 "$SPID" 2>/dev/null || break
-	mrc_sleep 0.1
-done
+mrc_wait_line "$T/srv.out" '^(verified|corrupt)' 1200
 if grep -q "^verified $N" "$T/srv.out"; then
 	mrc_pass "read: all $N x $SIZE bytes arrived whole and in order"
 else
@@ -179,14 +171,13 @@ mrc_kill_pid "$SPID"
 # without holding received memory.
 for _ in $(seq 50); do
 	read -r pages press <<<"$(proto_mem)"
-	[ "$pages" = 0 ] && [ "$press" = no ] && break
+	[ "$pages" = 0 ] && [ "$press" = 0 ] && break
 	mrc_sleep 0.1
 done
-if [ "$pages" = 0 ] && [ "$press" = no ]; then
+if [ "$pages" = 0 ] && [ "$press" = 0 ]; then
 	mrc_pass "closed: the protocol holds 0 pages again, no pressure"
 else
-	mrc_fail "closed: /proc/net/protocols says '$pages $press'," \
-		"want '0 no'"
+	mrc_fail "closed: net.mrc.mem_used is '$pages $press', want '0 0'"
 fi
 
 mrc_dmesg_check "memory"

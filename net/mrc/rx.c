@@ -258,9 +258,12 @@ static bool mrc_rx_charge(struct mrc_qp *qp, struct mrc_rx_msg *m, u16 msn,
 
 	/* The protocol's limits first, for all sockets together: room
 	 * freed elsewhere sends no window update here, the sender's
-	 * timer asks again (*@seen is left alone).
+	 * timer asks again (*@seen is left alone).  Under pressure, a
+	 * message next in order goes on once started (charged for its
+	 * struct), so that a new queue pair's first, a forger's say,
+	 * does not.
 	 */
-	if (!mrc_rx_mem_allow(ms, n, msn == qp->rcv_msn)) {
+	if (!mrc_rx_mem_allow(ms, n, msn == qp->rcv_msn && m->charge)) {
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_PROTO_MEM);
 		return false;
 	}

@@ -19,6 +19,7 @@
 #include <linux/poll.h>
 #include <linux/random.h>
 #include <linux/sched/signal.h>
+#include <linux/sysctl.h>
 #include <linux/vmalloc.h>
 #include <net/inet_common.h>
 #include <net/addrconf.h>
@@ -741,24 +742,28 @@ err_uncharge:
 }
 
 /* The protocol's memory: the pages that messages being received or
- * waiting to be read hold, all mrc sockets of all namespaces together,
- * as /proc/net/protocols shows them, and its limits, net.mrc.mem (in
- * pages, as net.ipv4.udp_mem and tcp_mem): below the first, no
- * pressure; above the second, pressure, until below the first again;
- * the third is the most there is.  Under pressure a socket may take
- * more only for the message next in order of its queue pair (what its
- * reader waits for, which frees what it holds once read) or while it
- * holds less than MRC_MEM_SOCK_MIN; at the hard limit, nothing more.
- * What is refused draws NACK "no buffer" and is counted in
- * rx_drop_proto_mem; its sender's timer tries again.  The check comes
- * before the charge, so that all CPUs at once may pass the hard limit
- * by a page each.  Transmit memory is bounded by each socket's
- * SO_SNDBUF, not here (as for UDP).
+ * waiting to be read hold, all mrc sockets of all namespaces together
+ * (net.mrc.mem_used: pages, and 1 under pressure), and its limits,
+ * net.mrc.mem (in pages, as net.ipv4.udp_mem and tcp_mem): above the
+ * second, pressure, until below the first again; the third is the most
+ * there is.  Under pressure a socket may take more only for a message
+ * next in order of its queue pair and already started (what its reader
+ * waits for, which frees what it holds once read), or while it holds
+ * less than MRC_MEM_SOCK_MIN; at the hard limit, nothing more.  What is
+ * refused draws NACK "no buffer" and is counted in rx_drop_proto_mem;
+ * its sender's timer tries again.  The check comes before the charge,
+ * so that all CPUs at once may pass the hard limit by a page each.
+ * Transmit memory is bounded by each socket's SO_SNDBUF, not here (as
+ * for UDP).
+ *
+ * Not struct proto's memory_allocated: with it set, 6.1 lets
+ * SO_RESERVE_MEM (which mrc cannot refuse there, see
+ * mrc_sol_socket_ok()) charge the count through per-CPU reserves that
+ * mrc's exact count would never drain.
  */
 #define MRC_MEM_SOCK_MIN	(16 * PAGE_SIZE)
 
 static atomic_long_t mrc_memory_allocated;
-static DEFINE_PER_CPU(int, mrc_memory_per_cpu_fw_alloc);
 static unsigned long mrc_memory_pressure;
 static long sysctl_mrc_mem[3];
 
@@ -772,7 +777,8 @@ static long mrc_pages(s64 bytes)
  * more received bytes
  * @ms: the socket
  * @n: the bytes
- * @next: they are for the message next in order of their queue pair
+ * @next: they are for a message next in order of its queue pair, and
+ *	already started
  *
  * Return: true if they may be charged (mrc_rx_mem_add()).
  */
@@ -780,12 +786,20 @@ bool mrc_rx_mem_allow(struct mrc_sock *ms, u32 n, bool next)
 {
 	s64 held = atomic64_read(&ms->rx_mem);
 	long more = mrc_pages(held + n) - mrc_pages(held);
+	long total = atomic_long_read(&mrc_memory_allocated);
 
-	if (atomic_long_read(&mrc_memory_allocated) + more >
-	    READ_ONCE(sysctl_mrc_mem[2]))
+	if (total + more > READ_ONCE(sysctl_mrc_mem[2]))
 		return false;
-	return !READ_ONCE(mrc_memory_pressure) || next ||
-	       held + n <= MRC_MEM_SOCK_MIN;
+	if (!READ_ONCE(mrc_memory_pressure))
+		return true;
+	/* Pressure ends below the first limit, whoever frees memory: a
+	 * clear that raced with a set is made good here.
+	 */
+	if (total < READ_ONCE(sysctl_mrc_mem[0])) {
+		WRITE_ONCE(mrc_memory_pressure, 0);
+		return true;
+	}
+	return next || held + n <= MRC_MEM_SOCK_MIN;
 }
 
 /**
@@ -1331,10 +1345,6 @@ static void mrc_sk_unhash(struct sock *sk)
 	.hash		= mrc_sk_hash,				\
 	.unhash		= mrc_sk_unhash,			\
 	.obj_size	= _obj_size,				\
-	.memory_allocated = &mrc_memory_allocated,		\
-	.per_cpu_fw_alloc = &mrc_memory_per_cpu_fw_alloc,	\
-	.memory_pressure = &mrc_memory_pressure,		\
-	.sysctl_mem	= sysctl_mrc_mem,			\
 }
 
 #define MRC_PROTO_OPS(_family) {				\
@@ -1375,6 +1385,29 @@ static const struct proto_ops mrc6_ops = MRC_PROTO_OPS(PF_INET6);
 static struct inet_protosw mrc6_protosw = MRC_PROTOSW(&mrc6_prot, &mrc6_ops);
 #endif
 
+/* net.mrc.mem_used, read-only: the pages held, and 1 under pressure. */
+#ifdef MRC_CTL_TABLE_CONST
+static int mrc_sysctl_used(const struct ctl_table *table, int write,
+			   void *buffer, size_t *lenp, loff_t *ppos)
+#else
+static int mrc_sysctl_used(struct ctl_table *table, int write,
+			   void *buffer, size_t *lenp, loff_t *ppos)
+#endif
+{
+	unsigned long used[2] = {
+		max(0L, atomic_long_read(&mrc_memory_allocated)),
+		READ_ONCE(mrc_memory_pressure),
+	};
+	struct ctl_table t = {
+		.data = used,
+		.maxlen = sizeof(used),
+	};
+
+	if (write)
+		return -EPERM;
+	return proc_doulongvec_minmax(&t, 0, buffer, lenp, ppos);
+}
+
 static struct ctl_table mrc_sysctl[] = {
 	{
 		.procname	= "mem",
@@ -1382,6 +1415,11 @@ static struct ctl_table mrc_sysctl[] = {
 		.maxlen		= sizeof(sysctl_mrc_mem),
 		.mode		= 0644,
 		.proc_handler	= proc_doulongvec_minmax,
+	},
+	{
+		.procname	= "mem_used",
+		.mode		= 0444,
+		.proc_handler	= mrc_sysctl_used,
 	},
 	{ }
 };
@@ -1406,7 +1444,8 @@ int __init mrc_sock_init(void)
 #ifdef register_net_sysctl
 	/* 6.6 and later take the table's size, without the sentinel. */
 	mrc_sysctl_hdr = register_net_sysctl_sz(&init_net, "net/mrc",
-						mrc_sysctl, 1);
+						mrc_sysctl,
+						ARRAY_SIZE(mrc_sysctl) - 1);
 #else
 	mrc_sysctl_hdr = register_net_sysctl(&init_net, "net/mrc", mrc_sysctl);
 #endif
