@@ -22,10 +22,10 @@
 #      data back (tx_amp_limited).  Their replies go to the client's
 #      namespace, which has no mrc socket: it refuses them (ICMP port
 #      unreachable), and the queue pairs fail.
-#   2. a real client at 10.0.0.1 sends a 1 KiB request and gets its
-#      64 KiB reply whole and intact: the limit held the reply back at
-#      first (tx_amp_limited), and the client's acknowledgment of its
-#      first packets lifted it.
+#   2. a real client at 10.0.0.1 sends a request of 1 KiB, 4 bytes, no
+#      bytes, and gets its 64 KiB reply whole and intact each time: the
+#      limit held the reply back at first (tx_amp_limited), and the
+#      client's acknowledgment of its first packet lifted it.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -69,10 +69,10 @@ def server(port, size):
         print("replied", addr[0], len(data),
               "%.3f" % (time.monotonic() - t), flush=True)
 
-def client(addr, port, size, secs):
+def client(addr, port, size, secs, req):
     s = mrc()
     s.settimeout(secs)
-    s.sendto(b"q" * 1024, (addr, port))
+    s.sendto(b"q" * req, (addr, port))
     try:
         data, _ = s.recvfrom(1 << 20)
     except socket.timeout:
@@ -85,7 +85,7 @@ if sys.argv[1] == "server":
     server(int(sys.argv[2]), int(sys.argv[3]))
 else:
     client(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]),
-           float(sys.argv[5]))
+           float(sys.argv[5]), int(sys.argv[6]))
 EOF
 
 ip netns exec "$S" python3 "$T/amp.py" server "$PORT" "$REPLY" \
@@ -151,28 +151,29 @@ echo "# the longest wait in sendto() for room: $waited s"
 mrc_check_atleast "forged: every reply held back by the limit" \
 	"$(mrc_stats_delta tx_amp_limited B A)" "$NF"
 
-# --- 2. a real client ----------------------------------------------------
+# --- 2. real clients -----------------------------------------------------
 
-mrc_stats_snapshot -n "$S" B2 || mrc_die "mrc stats in $S"
-got=$(ip netns exec "$C" python3 "$T/amp.py" client "$MRC_IP4_B" "$PORT" \
-	"$REPLY" 20 2>&1)
-mrc_stats_snapshot -n "$S" A2 || mrc_die "mrc stats in $S"
-if [ "$got" = "got $REPLY intact" ]; then
-	mrc_pass "real client: its $REPLY-byte reply came whole and intact"
-else
-	mrc_fail "real client: '$got', want 'got $REPLY intact'"
-fi
-mrc_check_atleast "real client: the reply was held back until the
-client's acknowledgment (tx_amp_limited)" \
-	"$(mrc_stats_delta tx_amp_limited B2 A2)" 1
-tx=$(mrc_stats_delta tx_bytes B2 A2)
-if [[ $tx =~ ^[0-9]+$ ]] && [ "$tx" -gt "$REPLY" ]; then
-	mrc_pass "real client: the server sent $tx bytes once the limit" \
-		"was lifted"
-else
-	mrc_fail "real client: the server sent $tx bytes, want more than" \
-		"$REPLY"
-fi
+# Requests of 1 KiB, 4 bytes and none: the smallest leave the reply's
+# first packet 16 bytes (3 x 32 bytes in, 48 of them the SACK sent).
+for req in 1024 4 0; do
+	mrc_stats_snapshot -n "$S" B2 || mrc_die "mrc stats in $S"
+	got=$(ip netns exec "$C" python3 "$T/amp.py" client "$MRC_IP4_B" \
+		"$PORT" "$REPLY" 20 "$req" 2>&1)
+	mrc_stats_snapshot -n "$S" A2 || mrc_die "mrc stats in $S"
+	if [ "$got" = "got $REPLY intact" ]; then
+		mrc_pass "real client, $req-byte request: its $REPLY-byte" \
+			"reply came whole and intact"
+	else
+		mrc_fail "real client, $req-byte request: '$got', want" \
+			"'got $REPLY intact'"
+	fi
+	d="real client, $req-byte request: the reply held back until the"
+	mrc_check_atleast "$d client's acknowledgment (tx_amp_limited)" \
+		"$(mrc_stats_delta tx_amp_limited B2 A2)" 1
+	d="real client, $req-byte request: bytes sent once the limit"
+	mrc_check_atleast "$d was lifted (tx_bytes)" \
+		"$(mrc_stats_delta tx_bytes B2 A2)" $((REPLY + 1))
+done
 
 mrc_dmesg_check "amplification"
 mrc_exit
