@@ -193,7 +193,12 @@ static struct mrc_qp *mrc_qp_alloc(struct mrc_sock *ms,
 	qp->rx_ackreq = MRC_PSN_MASK;
 	qp->last_tx = jiffies;
 	qp->last_rx = jiffies;
-	qp->amp_read = jiffies;
+	/* Nothing read yet: no idle period after a read keeps it
+	 * (mrc_qp_amp_pinned()), or every new QP of a peer not validated
+	 * could not be evicted for its first 3 s, and a flood of forged
+	 * first packets would keep a full table from new peers.
+	 */
+	qp->amp_read = jiffies - msecs_to_jiffies(MRC_QP_IDLE_MS) - 1;
 	qp->rx_fresh = jiffies;
 	return qp;
 }
