@@ -285,6 +285,14 @@ static bool mrc_qp_amp_pinned(struct mrc_qp *qp)
 	return !time_after(jiffies, READ_ONCE(qp->amp_read) + idle);
 }
 
+/* Whether a QP not validated holds a message of its peer unread, which
+ * MRC_AMP_PINNED_MAX bounds for the socket.
+ */
+static bool mrc_qp_amp_unread(struct mrc_qp *qp)
+{
+	return qp->unvalidated && atomic_read(&qp->amp_unread);
+}
+
 /* Under the socket's lock and the QP's: may @qp be closed to make room
  * for a new peer?  Only one the peer never answered (it may be forged:
  * an address that sends and never receives), with nothing of ours to
@@ -298,13 +306,18 @@ static bool mrc_qp_amp_pinned(struct mrc_qp *qp)
  * and never again after that: a sender replaying its first packets of
  * a new incarnation every stall period would keep it for ever.  Nor,
  * as for the reaper (mrc_qp_idle()), one a sender waits for room on,
- * or one that may be answered yet (mrc_qp_amp_pinned()): a reply would
- * go through a new QP, without its cap.  The socket's buffers and
- * MRC_AMP_PINNED_MAX bound how many those are.
+ * or one whose peer's message waits unread (mrc_qp_amp_unread()): a
+ * reply would go through a new QP, without its cap.  The socket's
+ * buffers and MRC_AMP_PINNED_MAX bound how many those are.  But not
+ * for the idle period after a read that the reaper waits (unbounded:
+ * forged senders of whole messages to a server that reads them and
+ * never answers would keep a full table from every new peer); such a
+ * QP completed a message and was heard from lately, so it comes last in
+ * mrc_qp_evict_before() order anyway.
  */
 static bool mrc_qp_evictable(struct mrc_qp *qp)
 {
-	if (atomic_read(&qp->tx_waiters) || mrc_qp_amp_pinned(qp))
+	if (atomic_read(&qp->tx_waiters) || mrc_qp_amp_unread(qp))
 		return false;
 	return !qp->dead && !qp->proven && !qp->tx_held &&
 	       list_empty(&qp->tx_queue) &&
