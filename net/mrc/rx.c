@@ -261,9 +261,12 @@ static bool mrc_rx_charge(struct mrc_qp *qp, struct mrc_rx_msg *m, u16 msn,
 	 * timer asks again (*@seen is left alone).  Under pressure, a
 	 * message next in order goes on once started (charged for its
 	 * struct), so that a new queue pair's first, a forger's say,
-	 * does not.
+	 * does not; or, unstarted, when later ones of its QP hold memory
+	 * already: they wait for it (its first packet was lost, say), and
+	 * what they hold goes only once it is read.
 	 */
-	if (!mrc_rx_mem_allow(ms, n, msn == qp->rcv_msn && m->charge)) {
+	if (!mrc_rx_mem_allow(ms, n, msn == qp->rcv_msn &&
+			      (m->charge || qp->rx_partial))) {
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_PROTO_MEM);
 		return false;
 	}
