@@ -436,9 +436,10 @@ struct mrc_qp {
 	/* Opened by a packet of the peer's, whose source address may be
 	 * forged, and not yet acknowledging data of ours: what it is sent
 	 * is capped at MRC_AMP_FACTOR times what came from it
-	 * (mrc_qp_amp_room()), and no probe goes through it.  Cleared by
-	 * its first acknowledgment of our data; the probe timer reads it
-	 * under the peer's lock alone.
+	 * (mrc_qp_amp_room()).  Cleared by its first acknowledgment of
+	 * our data.  (No probe goes through a QP whose peer never
+	 * acknowledged anything: the probe timer reads proven, under the
+	 * peer's lock alone.)
 	 */
 	bool unvalidated;
 	bool amp_blocked;	/* data waiting for the cap; counted once */

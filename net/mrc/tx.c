@@ -1329,6 +1329,10 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 				mrc_probe_arm(qp->mn);
 		}
 		WRITE_ONCE(qp->unvalidated, false);
+		/* Nor waiting for the cap: a timer run that raced with
+		 * this would otherwise take it for a wait still on.
+		 */
+		qp->amp_blocked = false;
 		qp->peer_starved = false;
 		qp->feedback = true;
 		if (mrc_psn_sdiff(qp->high_sacked, cum_next) < 0)
@@ -1371,6 +1375,7 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		 * its address could: no longer capped.
 		 */
 		WRITE_ONCE(qp->unvalidated, false);
+		qp->amp_blocked = false;
 	}
 	if (acked)
 		mrc_cc_on_ack(qp, &cfg, acked, rtt_us,
