@@ -14,7 +14,8 @@
 #   +--------------------------+        +---------------------------------+
 #
 #   1. no mrc socket: the protocol holds 0 pages; net.mrc.mem has three
-#      rising numbers; net.mrc.mem_used cannot be written.
+#      rising numbers, and refuses 0 or one beyond a long; net.mrc.mem_used
+#      cannot be written.
 #   2. net.mrc.mem set to 48 64 96 (192, 256, 384 KiB); the client
 #      sends 1 MiB, then 47 x 64 KiB: the server's socket, whose own
 #      SO_RCVBUF would take 8 MiB, fills to the protocol's hard limit
@@ -73,6 +74,20 @@ else
 	mrc_fail "net.mrc.mem is '$old', want three rising numbers"
 fi
 mrc_at_exit "sysctl -qw net.mrc.mem='$old'"
+# Each limit at least a page and at most a long's largest: above, read
+# as a long, it would be negative and refuse everything.
+# (The first number is the bad one: those before a bad one are taken,
+# as for any vector sysctl.)
+for v in "0 64 96" "9223372036854775808 64 96"; do
+	if (echo "$v" >/proc/sys/net/mrc/mem) 2>/dev/null; then
+		mrc_fail "net.mrc.mem took '$v'"
+	else
+		mrc_pass "net.mrc.mem refuses '$v'"
+	fi
+done
+[ "$(sysctl -n net.mrc.mem)" = "$old" ] ||
+	mrc_fail "net.mrc.mem changed by refused writes:" \
+		"'$(sysctl -n net.mrc.mem)', was '$old'"
 sysctl -qw net.mrc.mem="$LIMITS" || mrc_die "cannot set net.mrc.mem"
 [ "$(sysctl -n net.mrc.mem | tr -s '\t ' '  ')" = "$LIMITS" ] ||
 	mrc_die "net.mrc.mem reads '$(sysctl -n net.mrc.mem)' once set"

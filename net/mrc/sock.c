@@ -766,6 +766,11 @@ err_uncharge:
 static atomic_long_t mrc_memory_allocated;
 static unsigned long mrc_memory_pressure;
 static long sysctl_mrc_mem[3];
+/* Each limit at least a page, and no more than a long holds: above it
+ * the limits, read as longs, would be negative and refuse everything.
+ */
+static unsigned long mrc_mem_min = 1;
+static unsigned long mrc_mem_max = LONG_MAX;
 
 static long mrc_pages(s64 bytes)
 {
@@ -1415,6 +1420,8 @@ static struct ctl_table mrc_sysctl[] = {
 		.maxlen		= sizeof(sysctl_mrc_mem),
 		.mode		= 0644,
 		.proc_handler	= proc_doulongvec_minmax,
+		.extra1		= &mrc_mem_min,
+		.extra2		= &mrc_mem_max,
 	},
 	{
 		.procname	= "mem_used",
