@@ -35,8 +35,8 @@
 #      is read too.  (A queue pair is kept from eviction while its
 #      peer's message waits unread, which MRC_AMP_PINNED_MAX bounds, not
 #      for the idle period after a read: that kept the table full.)  On
-#      the stock kernel only: on the debug kernel the reader took 229 of
-#      the 1,280 messages in 20 s, the rest waiting unread.
+#      the debug kernel the flood outlasts the reaper's idle period, which
+#      makes the room: all read, none refused, none need be evicted.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -209,11 +209,6 @@ done
 
 # --- 3. a reader that never answers --------------------------------------
 
-if [ "${MRC_DEBUG_KERNEL:-0}" = 1 ]; then
-	mrc_log "# (a reader that never answers: on the stock kernel only)"
-	mrc_dmesg_check "amplification"
-	mrc_exit
-fi
 RPORT=$((PORT + 1))
 NA=20
 NP=64
@@ -270,7 +265,12 @@ chk_evict() {
 			"rx_drop_qp_limit $ref (want 0)"
 	fi
 }
-chk_evict "beyond its 1,024 queue pairs" 1
+# On the debug kernel the flood outlasts the reaper's idle period (3 s),
+# which makes the room instead: all 1,280 read, none refused, none
+# evicted there.
+min=1
+[ "${MRC_DEBUG_KERNEL:-0}" = 1 ] && min=0
+chk_evict "beyond its 1,024 queue pairs" "$min"
 # The forged queue pairs idle for less than the reaper's 3 s: the table
 # is still full when the real client comes.
 mrc_stats_snapshot -n "$S" B || mrc_die "mrc stats in $S"
