@@ -34,9 +34,13 @@
 #define MRC_CCSTATE_LEN		8
 #define MRC_NETH_LEN		20
 #define MRC_PETH_LEN		16
+/* Incarnation tags (an MRC addition, BTH flag 0x08): see mrc_hdr_len(). */
+#define MRC_ITETH_LEN		8
 
 /* BTH + METH + RETH: what every data packet carries before its payload. */
 #define MRC_DATA_HDR_LEN	(MRC_BTH_LEN + MRC_METH_LEN + MRC_RETH_LEN)
+/* ... and the ITETH, as mrc sends every data packet. */
+#define MRC_DATA_TAGGED_LEN	(MRC_DATA_HDR_LEN + MRC_ITETH_LEN)
 
 enum mrc_opcode {
 	MRC_OP_WRITE_FIRST	= 0xc6,
@@ -58,6 +62,7 @@ enum mrc_opcode {
 #define MRC_BTH_START		0x40	/* nothing of the epoch acked yet */
 #define MRC_BTH_RETX		0x20
 #define MRC_BTH_TSETH		0x10
+#define MRC_BTH_TAGGED		0x08	/* an ITETH follows (mrc) */
 
 #define MRC_PSN_MASK		0xffffff
 #define MRC_QPN_MASK		0xffffff
@@ -109,6 +114,11 @@ static inline int mrc_hdr_len(const __u8 *bth)
 	if (bth[1] & MRC_BTH_TVER_MASK)
 		return MRC_HDR_BAD_VERSION;
 
+	/* The ITETH of a tagged packet: after the RETH of a data packet
+	 * (before any immediate data), after the last header of any other.
+	 */
+	if (bth[8] & MRC_BTH_TAGGED)
+		len += MRC_ITETH_LEN;
 	switch (op) {
 	case MRC_OP_WRITE_LAST_IMM:
 	case MRC_OP_WRITE_ONLY_IMM:
@@ -187,6 +197,7 @@ enum mrc_nack_reason {
 	MRC_NACK_NO_RESOURCE		= 0x0a,
 	MRC_NACK_PSN_OOW		= 0x0b,
 	MRC_NACK_UNEXPECTED		= 0x19,	/* mrc: no socket takes it */
+	MRC_NACK_TAG_CHALLENGE		= 0x1a,	/* mrc: echo this tag */
 };
 
 static inline void mrc_put_be16(__u8 *p, __u16 v)
@@ -227,6 +238,24 @@ static inline __u32 mrc_get_be32(const __u8 *p)
 static inline __u64 mrc_get_be64(const __u8 *p)
 {
 	return ((__u64)mrc_get_be32(p) << 32) | mrc_get_be32(p + 4);
+}
+
+/*
+ * The ITETH (incarnation tag extended transport header, an MRC
+ * addition): 8 bytes, present when BTH flag 0x08 is set.  Bytes 0-3 the
+ * tag of the queue pair end that sends the packet, 4-7 the tag of the
+ * receiving end as the sender knows it (0: not yet known).
+ */
+static inline void mrc_put_iteth(__u8 *p, __u32 tag, __u32 echo)
+{
+	mrc_put_be32(p, tag);
+	mrc_put_be32(p + 4, echo);
+}
+
+static inline void mrc_get_iteth(const __u8 *p, __u32 *tag, __u32 *echo)
+{
+	*tag = mrc_get_be32(p);
+	*echo = mrc_get_be32(p + 4);
 }
 
 /* PSN arithmetic modulo 2^24. */
@@ -273,6 +302,8 @@ struct mrc_data_hdr {
 	__u16 sport;		/* source mrc port (RETH key, high half) */
 	__u16 epoch;		/* RETH key, low half */
 	__u32 msg_len;
+	__u32 tag;		/* ITETH, if flagged: the sender's tag */
+	__u32 tag_echo;		/* ... and the receiver's, as it knows it */
 };
 
 /* Write the headers of a data packet to @p; return their length. */
@@ -293,7 +324,12 @@ static inline int mrc_put_data_hdr(__u8 *p, const struct mrc_data_hdr *h)
 	mrc_put_be16(p + off + 8, h->sport);
 	mrc_put_be16(p + off + 10, h->epoch);
 	mrc_put_be32(p + off + 12, h->msg_len);
-	return off + MRC_RETH_LEN;
+	off += MRC_RETH_LEN;
+	if (h->flags & MRC_BTH_TAGGED) {
+		mrc_put_iteth(p + off, h->tag, h->tag_echo);
+		off += MRC_ITETH_LEN;
+	}
+	return off;
 }
 
 /* Read a data packet's headers, already checked by mrc_hdr_check(). */
@@ -316,6 +352,10 @@ static inline void mrc_get_data_hdr(const __u8 *p, struct mrc_data_hdr *h)
 	h->sport = mrc_get_be16(p + off + 8);
 	h->epoch = mrc_get_be16(p + off + 10);
 	h->msg_len = mrc_get_be32(p + off + 12);
+	h->tag = 0;
+	h->tag_echo = 0;
+	if (h->flags & MRC_BTH_TAGGED)
+		mrc_get_iteth(p + off + MRC_RETH_LEN, &h->tag, &h->tag_echo);
 }
 
 /*
@@ -385,7 +425,22 @@ struct mrc_ack_hdr {
 	__u32 rcvd_256;		/* bytes received, 256 B units, 24 bit */
 	/* NACK */
 	__u8 reason;
+	/* ITETH, if @tagged */
+	__u8 tagged;
+	__u32 tag;		/* the acknowledging end's tag */
+	__u32 tag_echo;		/* the data sender's, echoed */
 };
+
+/* After the headers @len bytes long of an acknowledgment: its ITETH. */
+static inline int mrc_put_ack_iteth(__u8 *p, int len,
+				    const struct mrc_ack_hdr *h)
+{
+	if (!h->tagged)
+		return len;
+	p[8] = MRC_BTH_TAGGED;
+	mrc_put_iteth(p + len, h->tag, h->tag_echo);
+	return len + MRC_ITETH_LEN;
+}
 
 /* Write an ACK, SACK or NACK per @h->opcode; return its length. */
 static inline int mrc_put_ack_hdr(__u8 *p, const struct mrc_ack_hdr *h)
@@ -398,7 +453,7 @@ static inline int mrc_put_ack_hdr(__u8 *p, const struct mrc_ack_hdr *h)
 	case MRC_OP_ACK:
 		mrc_put_be16(x, h->sport);
 		mrc_put_be16(x + 2, h->epoch);
-		return MRC_BTH_LEN + MRC_AETH_LEN;
+		return mrc_put_ack_iteth(p, MRC_BTH_LEN + MRC_AETH_LEN, h);
 	case MRC_OP_SACK:
 		for (i = 0; i < MRC_SETH_LEN + MRC_CCSTATE_LEN; i++)
 			x[i] = 0;
@@ -415,7 +470,8 @@ static inline int mrc_put_ack_hdr(__u8 *p, const struct mrc_ack_hdr *h)
 		mrc_put_be16(x + 28, h->ts_echo);
 		mrc_put_be16(x + 30, h->ooo_count & 0x7fff);
 		mrc_put_be24(x + 33, h->rcvd_256);
-		return MRC_BTH_LEN + MRC_SETH_LEN + MRC_CCSTATE_LEN;
+		return mrc_put_ack_iteth(p, MRC_BTH_LEN + MRC_SETH_LEN +
+					 MRC_CCSTATE_LEN, h);
 	default:
 		for (i = 0; i < MRC_NETH_LEN; i++)
 			x[i] = 0;
@@ -426,7 +482,7 @@ static inline int mrc_put_ack_hdr(__u8 *p, const struct mrc_ack_hdr *h)
 		mrc_put_be24(x + 13, h->psn);
 		x[16] = MRC_CC_TYPE_NSCC;
 		mrc_put_be16(x + 18, h->ts_echo);
-		return MRC_BTH_LEN + MRC_NETH_LEN;
+		return mrc_put_ack_iteth(p, MRC_BTH_LEN + MRC_NETH_LEN, h);
 	}
 }
 
@@ -449,6 +505,12 @@ static inline void mrc_get_ack_hdr(const __u8 *p, struct mrc_ack_hdr *h)
 	h->ooo_count = 0;
 	h->rcvd_256 = 0;
 	h->reason = 0;
+	h->tagged = !!(p[8] & MRC_BTH_TAGGED);
+	h->tag = 0;
+	h->tag_echo = 0;
+	if (h->tagged)
+		mrc_get_iteth(p + mrc_hdr_len(p) - MRC_ITETH_LEN, &h->tag,
+			      &h->tag_echo);
 	switch (h->opcode) {
 	case MRC_OP_ACK:
 		h->sport = mrc_get_be16(x);
@@ -497,6 +559,10 @@ struct mrc_probe_hdr {
 	__u16 sport;		/* the prober's mrc port */
 	__u16 id;		/* probe number */
 	__u16 ts;		/* send time, microseconds, 16 bit */
+	/* ITETH, if @tagged */
+	__u8 tagged;
+	__u32 tag;		/* the prober's tag */
+	__u32 tag_echo;		/* the probed end's, as the prober knows it */
 };
 
 /* Write a probe; return its length. */
@@ -512,7 +578,11 @@ static inline int mrc_put_probe_hdr(__u8 *p, const struct mrc_probe_hdr *h)
 	mrc_put_be16(x + 8, h->sport);
 	mrc_put_be16(x + 10, h->dport);
 	mrc_put_be16(x + 12, h->ts);
-	return MRC_BTH_LEN + MRC_PETH_LEN;
+	if (!h->tagged)
+		return MRC_BTH_LEN + MRC_PETH_LEN;
+	p[8] = MRC_BTH_TAGGED;
+	mrc_put_iteth(x + MRC_PETH_LEN, h->tag, h->tag_echo);
+	return MRC_BTH_LEN + MRC_PETH_LEN + MRC_ITETH_LEN;
 }
 
 /* Read a probe already checked by mrc_hdr_check(). */
@@ -524,6 +594,11 @@ static inline void mrc_get_probe_hdr(const __u8 *p, struct mrc_probe_hdr *h)
 	h->id = mrc_get_be16(x + 4);
 	h->sport = mrc_get_be16(x + 8);
 	h->ts = mrc_get_be16(x + 12);
+	h->tagged = !!(p[8] & MRC_BTH_TAGGED);
+	h->tag = 0;
+	h->tag_echo = 0;
+	if (h->tagged)
+		mrc_get_iteth(x + MRC_PETH_LEN, &h->tag, &h->tag_echo);
 }
 
 #endif /* _MRC_WIRE_H */

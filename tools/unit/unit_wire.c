@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of include/mrc/wire.h: the sizes the spec names, the
- * header checks the receive path relies on, the data and acknowledgement
- * header writers and readers against the byte layout of
+ * header checks the receive path relies on, the data, acknowledgment
+ * and probe header writers and readers against the byte layout of
  * Documentation/wire-format.rst, and PSN arithmetic modulo 2^24.
  */
 #include <string.h>
@@ -113,6 +113,7 @@ static const __u8 data_flags[] = {
 	0, MRC_BTH_ACKREQ, MRC_BTH_RETX, MRC_BTH_TSETH,
 	MRC_BTH_ACKREQ | MRC_BTH_TSETH,
 	MRC_BTH_ACKREQ | MRC_BTH_RETX | MRC_BTH_TSETH,
+	MRC_BTH_TAGGED, MRC_BTH_TAGGED | MRC_BTH_TSETH | MRC_BTH_START,
 };
 
 static const struct mrc_data_hdr data_edges[] = {
@@ -173,7 +174,8 @@ static int put_data_twice(struct __test_metadata *_metadata, __u8 *p,
 	len = mrc_put_data_hdr(p, in);
 	len2 = mrc_put_data_hdr(q, in);
 	EXPECT_EQ(len, len2);
-	EXPECT_EQ(in->flags & MRC_BTH_TSETH ? 36 : 32, len);
+	EXPECT_EQ((in->flags & MRC_BTH_TSETH ? 36 : 32) +
+		  (in->flags & MRC_BTH_TAGGED ? MRC_ITETH_LEN : 0), len);
 	if (len <= 0 || len > BUF_LEN || len != len2)
 		return len;
 	EXPECT_EQ(0, memcmp(p, q, len));
@@ -214,6 +216,8 @@ static void check_data_round_trip(struct __test_metadata *_metadata,
 	EXPECT_EQ(in->sport, out.sport);
 	EXPECT_EQ(in->epoch, out.epoch);
 	EXPECT_EQ(in->msg_len, out.msg_len);
+	EXPECT_EQ(in->flags & MRC_BTH_TAGGED ? in->tag : 0, out.tag);
+	EXPECT_EQ(in->flags & MRC_BTH_TAGGED ? in->tag_echo : 0, out.tag_echo);
 	if (!_metadata->passed)
 		TH_LOG("opcode 0x%02x flags 0x%02x psn 0x%06x offset 0x%llx",
 		       in->opcode, in->flags, in->psn,
@@ -231,6 +235,8 @@ TEST(data__round_trip_every_opcode_and_edge)
 				h = data_edges[e];
 				h.opcode = data_ops[o];
 				h.flags = data_flags[f];
+				h.tag = 0x80000001u ^ (__u32)e;
+				h.tag_echo = 0xfedcba98u + (__u32)e;
 				check_data_round_trip(_metadata, &h);
 			}
 }
@@ -516,9 +522,12 @@ TEST(data__psn_stays_in_24_bits)
 
 static const __u8 ack_ops[] = { MRC_OP_ACK, MRC_OP_SACK, MRC_OP_NACK };
 
-static int ack_len(__u8 op)
+static int ack_len(const struct mrc_ack_hdr *h)
 {
-	return op == MRC_OP_ACK ? 16 : op == MRC_OP_SACK ? 48 : 32;
+	__u8 op = h->opcode;
+
+	return (op == MRC_OP_ACK ? 16 : op == MRC_OP_SACK ? 48 : 32) +
+	       (h->tagged ? MRC_ITETH_LEN : 0);
 }
 
 static int put_ack_twice(struct __test_metadata *_metadata, __u8 *p,
@@ -532,7 +541,7 @@ static int put_ack_twice(struct __test_metadata *_metadata, __u8 *p,
 	len = mrc_put_ack_hdr(p, in);
 	len2 = mrc_put_ack_hdr(q, in);
 	EXPECT_EQ(len, len2);
-	EXPECT_EQ(ack_len(in->opcode), len);
+	EXPECT_EQ(ack_len(in), len);
 	if (len <= 0 || len > BUF_LEN || len != len2)
 		return len;
 	EXPECT_EQ(0, memcmp(p, q, len));
@@ -585,10 +594,14 @@ static void check_ack_round_trip(struct __test_metadata *_metadata,
 	EXPECT_EQ(len, mrc_hdr_len(p));
 	EXPECT_EQ(len, mrc_hdr_check(p, len));
 	EXPECT_EQ(MRC_HDR_SHORT, mrc_hdr_check(p, len - 1));
-	EXPECT_EQ(0, p[8]);		/* control packets: flags 0 */
+	/* Control packets: flags 0, but for the tagged bit. */
+	EXPECT_EQ(in->tagged ? MRC_BTH_TAGGED : 0, p[8]);
 
 	memset(&out, 0x5a, sizeof(out));
 	mrc_get_ack_hdr(p, &out);
+	EXPECT_EQ(!!in->tagged, out.tagged);
+	EXPECT_EQ(in->tagged ? in->tag : 0, out.tag);
+	EXPECT_EQ(in->tagged ? in->tag_echo : 0, out.tag_echo);
 	EXPECT_EQ(in->opcode, out.opcode);
 	EXPECT_EQ(in->dport, out.dport);
 	EXPECT_EQ(in->sport, out.sport);
@@ -651,7 +664,54 @@ TEST(ack__round_trip_every_opcode_and_edge)
 			h = ack_edges[e];
 			h.opcode = ack_ops[o];
 			check_ack_round_trip(_metadata, &h);
+			h.tagged = 1;
+			h.tag = 0xffffffffu - (__u32)e;
+			h.tag_echo = 0x01020304u << (e % 8);
+			check_ack_round_trip(_metadata, &h);
 		}
+}
+
+/* The ITETH: BTH flag 0x08, 8 bytes after the RETH (before immediate
+ * data) or after an acknowledgment's last header, big endian.
+ */
+TEST(iteth__byte_layout)
+{
+	struct mrc_data_hdr d = {
+		.opcode = MRC_OP_WRITE_ONLY_IMM, .flags = MRC_BTH_TAGGED,
+		.sport = 1, .epoch = 2, .tag = 0xa1a2a3a4, .tag_echo = 0xb1b2b3b4,
+	};
+	struct mrc_ack_hdr a = {
+		.opcode = MRC_OP_NACK, .reason = MRC_NACK_TAG_CHALLENGE, .tagged = 1,
+		.tag = 0xc1c2c3c4, .tag_echo = 0xa1a2a3a4,
+	};
+	static const __u8 dtag[] = { 0xa1, 0xa2, 0xa3, 0xa4,
+				     0xb1, 0xb2, 0xb3, 0xb4 };
+	static const __u8 atag[] = { 0xc1, 0xc2, 0xc3, 0xc4,
+				     0xa1, 0xa2, 0xa3, 0xa4 };
+	__u8 p[BUF_LEN];
+
+	memset(p, 0, sizeof(p));
+	ASSERT_EQ(40, mrc_put_data_hdr(p, &d));
+	EXPECT_EQ(MRC_BTH_TAGGED, p[8]);
+	EXPECT_EQ(0, memcmp(p + 32, dtag, sizeof(dtag)));
+	/* The immediate data the caller puts after it. */
+	EXPECT_EQ(44, mrc_hdr_len(p));
+	EXPECT_EQ(MRC_HDR_SHORT, mrc_hdr_check(p, 43));
+
+	memset(p, 0, sizeof(p));
+	ASSERT_EQ(40, mrc_put_ack_hdr(p, &a));
+	EXPECT_EQ(MRC_BTH_TAGGED, p[8]);
+	EXPECT_EQ(0x1a, p[14]);
+	EXPECT_EQ(0, memcmp(p + 32, atag, sizeof(atag)));
+	EXPECT_EQ(40, mrc_hdr_check(p, 40));
+	EXPECT_EQ(MRC_HDR_SHORT, mrc_hdr_check(p, 39));
+
+	a.opcode = MRC_OP_ACK;
+	ASSERT_EQ(24, mrc_put_ack_hdr(p, &a));
+	EXPECT_EQ(0, memcmp(p + 16, atag, sizeof(atag)));
+	a.opcode = MRC_OP_SACK;
+	ASSERT_EQ(56, mrc_put_ack_hdr(p, &a));
+	EXPECT_EQ(0, memcmp(p + 48, atag, sizeof(atag)));
 }
 
 /* Negative offsets travel as 16-bit two's complement and come back signed. */
@@ -961,6 +1021,121 @@ TEST(ack__total_lengths)
 	h.opcode = MRC_OP_NACK;
 	EXPECT_EQ(32, put_ack_twice(_metadata, p, &h));
 	EXPECT_EQ(MRC_BTH_LEN + MRC_NETH_LEN, mrc_hdr_len(p));
+}
+
+/* Probes. */
+
+/*
+ * Write @in as put_data_twice() does: the documented length, every byte
+ * up to it written, none after it.  Leaves the result in @p.
+ */
+static int put_probe_twice(struct __test_metadata *_metadata, __u8 *p,
+			   const struct mrc_probe_hdr *in)
+{
+	__u8 q[BUF_LEN];
+	int len, len2;
+
+	memset(p, CANARY_A, BUF_LEN);
+	memset(q, CANARY_B, BUF_LEN);
+	len = mrc_put_probe_hdr(p, in);
+	len2 = mrc_put_probe_hdr(q, in);
+	EXPECT_EQ(len, len2);
+	EXPECT_EQ(MRC_BTH_LEN + MRC_PETH_LEN +
+		  (in->tagged ? MRC_ITETH_LEN : 0), len);
+	if (len <= 0 || len > BUF_LEN || len != len2)
+		return len;
+	EXPECT_EQ(0, memcmp(p, q, len));
+	EXPECT_TRUE(all_are(p, len, BUF_LEN, CANARY_A));
+	EXPECT_TRUE(all_are(q, len, BUF_LEN, CANARY_B));
+	return len;
+}
+
+static void check_probe_round_trip(struct __test_metadata *_metadata,
+				   const struct mrc_probe_hdr *in)
+{
+	struct mrc_probe_hdr out;
+	__u8 p[BUF_LEN];
+	int len, cut;
+
+	len = put_probe_twice(_metadata, p, in);
+	ASSERT_EQ(in->tagged ? 36 : 28, len);
+	EXPECT_EQ(MRC_OP_PROBE, mrc_bth_opcode(p));
+	EXPECT_EQ(in->tagged ? MRC_BTH_TAGGED : 0, p[8]);
+	EXPECT_EQ(in->dport, mrc_bth_dqpn(p));
+	EXPECT_EQ(0, mrc_bth_psn(p));		/* a probe consumes no PSN */
+
+	/* The receive check agrees with the writer, to the byte: a
+	 * packet cut anywhere short of it, in the ITETH or before, is
+	 * short, the untagged length included.
+	 */
+	EXPECT_EQ(len, mrc_hdr_len(p));
+	EXPECT_EQ(len, mrc_hdr_check(p, len));
+	EXPECT_EQ(len, mrc_hdr_check(p, BUF_LEN));
+	for (cut = 0; cut < len; cut++)
+		EXPECT_EQ(MRC_HDR_SHORT, mrc_hdr_check(p, cut));
+
+	memset(&out, 0x5a, sizeof(out));
+	mrc_get_probe_hdr(p, &out);
+	EXPECT_EQ(in->dport, out.dport);
+	EXPECT_EQ(in->sport, out.sport);
+	EXPECT_EQ(in->id, out.id);
+	EXPECT_EQ(in->ts, out.ts);
+	EXPECT_EQ(!!in->tagged, out.tagged);
+	EXPECT_EQ(in->tagged ? in->tag : 0, out.tag);
+	EXPECT_EQ(in->tagged ? in->tag_echo : 0, out.tag_echo);
+	if (!_metadata->passed)
+		TH_LOG("dport 0x%04x sport 0x%04x id 0x%04x tagged %d",
+		       in->dport, in->sport, in->id, in->tagged);
+}
+
+TEST(probe__round_trip_untagged_and_tagged)
+{
+	static const struct mrc_probe_hdr edges[] = {
+		{ 0 },
+		{ .dport = 0xffff, .sport = 0xffff, .id = 0xffff,
+		  .ts = 0xffff, .tag = 0xffffffff, .tag_echo = 0xffffffff },
+		{ .dport = 0x1388, .sport = 0x1389, .id = 0x8001,
+		  .ts = 0x7ffe, .tag = 0x80000001, .tag_echo = 1 },
+		{ .dport = 0x8000, .sport = 1, .id = 1, .ts = 0x8000,
+		  .tag = 1, .tag_echo = 0 },
+	};
+	struct mrc_probe_hdr h;
+	size_t e;
+
+	for (e = 0; e < ARRAY_SIZE(edges); e++) {
+		h = edges[e];
+		h.tagged = 0;
+		check_probe_round_trip(_metadata, &h);
+		h.tagged = 1;
+		check_probe_round_trip(_metadata, &h);
+	}
+}
+
+/* The PETH and ITETH of a probe, byte for byte. */
+TEST(probe__byte_layout)
+{
+	struct mrc_probe_hdr h = {
+		.dport = 0x1388, .sport = 0x1389, .id = 0xa1a2, .ts = 0xb1b2,
+		/* not written while untagged */
+		.tag = 0xc1c2c3c4, .tag_echo = 0xd1d2d3d4,
+	};
+	static const __u8 want[36] = {
+		0xde, 0x00, 0xff, 0xff, 0x00, 0x00, 0x13, 0x88,
+		0x08, 0x00, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00, 0xa1, 0xa2, 0x00, 0x00,
+		0x13, 0x89, 0x13, 0x88, 0xb1, 0xb2, 0x00, 0x00,
+		0xc1, 0xc2, 0xc3, 0xc4, 0xd1, 0xd2, 0xd3, 0xd4,
+	};
+	__u8 p[BUF_LEN];
+
+	ASSERT_EQ(28, put_probe_twice(_metadata, p, &h));
+	EXPECT_EQ(0, p[8]);
+	EXPECT_EQ(0, memcmp(want, p, 8));
+	EXPECT_EQ(0, memcmp(want + 9, p + 9, 28 - 9));
+
+	h.tagged = 1;
+	ASSERT_EQ(36, put_probe_twice(_metadata, p, &h));
+	EXPECT_EQ(0, memcmp(want, p, sizeof(want)));
 }
 
 /* PSN arithmetic, modulo 2^24. */
