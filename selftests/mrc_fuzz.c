@@ -11,36 +11,59 @@
  * at most RATE a second if given (a flood at full speed takes the whole
  * of a single CPU, where RCU's grace periods then wait for minutes).
  * Each starts as a valid packet of one of six types (data, ACK, SACK,
- * NACK, probe, probe response) built with include/mrc/wire.h, and most
- * are then mutated: bits flipped, a field set to a boundary (0, 1, its
- * maximum, one off either side of the live window and of its edges),
- * the length cut short or extended, flag combinations, the opcode
- * swapped for another (so the header length the opcode implies lies
- * about what follows), the transport version set.
+ * NACK, probe, probe response) built with include/mrc/wire.h, tagged as
+ * mrc sends every packet (an ITETH: the sender's incarnation tag and the
+ * receiver's echoed, include/mrc/tag.h), and most are then mutated: bits
+ * flipped, a field set to a boundary (0, 1, its maximum, one off either
+ * side of the live window and of its edges), the length cut short or
+ * extended, flag combinations, the opcode swapped for another (so the
+ * header length the opcode implies lies about what follows), the
+ * transport version set, the ITETH's flag flipped, the packet cut inside
+ * it, its tags zeroed, set at random or to a boundary, or swapped.
  *
  * The sequence is a function of SEED (printed; default from the clock)
- * and of what the fuzzer learnt of the live queue pairs, which it prints
- * too: the same seed against the same learnt values sends the same bytes
- * (-d: build them, send nothing, print their digest).
+ * and of what the fuzzer learnt of the live queue pairs, tags included,
+ * which it prints too: the same seed against the same learnt values
+ * sends the same bytes (-d: build them, send nothing, print their
+ * digest).
  *
  * Targets, chosen per packet:
  *   - live queue pairs: with -i, the fuzzer reads the mrc packets on
  *     IFNAME (a packet socket, headers only) and learns each direction's
- *     ports, epoch and PSNs, so that mutations land in live QPs' windows
- *     and not only on the refusal path.  A direction involving a port
- *     given with -P is protected: a transfer there must verify, so no
- *     packet aimed at it carries its live epoch, and no data packet the
- *     START flag (today that alone resets a live receive side: issue 13,
- *     item 3); everything else about it is fuzzed.  Directions of a port
- *     given with -V (a victim) are fuzzed with their live epoch and PSNs:
- *     they may fail, and must fail cleanly.  Other directions learnt are
- *     treated as protected.  -w waits MS for the first directions first.
+ *     ports, epoch, PSNs and tags (a data packet carries its sender's tag
+ *     and echoes its receiver's; an acknowledgment carries the receiver's
+ *     and echoes the sender's), so that mutations land in live QPs'
+ *     windows and not only on the refusal path.  Directions of a port
+ *     given with -V (a victim) are fuzzed with their live epoch, PSNs and
+ *     tags most of the time, so that what is mutated passes the tag check
+ *     and reaches the window, and with wrong tags otherwise (one claiming
+ *     a new incarnation of the peer among them): they may fail, and must
+ *     fail cleanly.  A direction involving a port given with -P is
+ *     protected: a transfer there must verify.  Its packets carry its live
+ *     epoch and PSNs, and data the START flag now and then, in the first
+ *     window: a forged first packet of a new incarnation over the live
+ *     one (issue 13, item 3), which the tags turn into a challenge
+ *     (rx_drop_blind_reset).  They never carry the tags that would make
+ *     the QP they reach take them (its peer's as sender tag on data, its
+ *     own as echo): random tags, learnt ones one bit off, swapped, or none
+ *     instead, enforced on the final bytes.  What tags cannot protect is a
+ *     QP not there, as the first packet of a new one may carry any tag: so
+ *     data to a protected port carries START only to a QP whose far end
+ *     has been heard within the last second, its tag known, echoing the
+ *     near end's.  Other directions learnt are treated as protected.
+ *     -w waits MS for the first directions first.
  *   - -k PORT: a socket the fuzzer opens incarnations to itself, as a
- *     peer would (its own source ports and epochs, messages in order
- *     from PSN 0), mutated copies interleaved: the receive path's depth
- *     (placing, holes, duplicates, completion) on a QP it knows fully.
+ *     peer would (its own source ports, epochs and sender tag each time,
+ *     messages in order from PSN 0), mutated copies interleaved: the
+ *     receive path's depth (placing, holes, duplicates, completion) on a
+ *     QP it knows fully.  The socket's tag on each source port is learnt
+ *     from its acknowledgments (with -i: mrc answers this address's UDP
+ *     port 4791, from the UDP port it was sent from, UDPPORT) and echoed
+ *     from then on, so that an incarnation that finds the last one's QP
+ *     still there proves itself (qp_reincarnated) and is not challenged.
  *   - ports at their boundaries, where no QP is or where one gets made:
- *     a small fixed set, so the QPs the fuzzer can open are bounded.
+ *     a small fixed set, so the QPs the fuzzer can open are bounded;
+ *     random tags or none.
  *
  * Prints the datagrams sent per type and per target, and the digest.
  */
@@ -62,6 +85,7 @@
 #include <sys/socket.h>
 
 #include <linux/mrc.h>
+#include <mrc/rxwin.h>
 #include <mrc/wire.h>
 
 #include "mrc_testnet.h"
@@ -71,8 +95,10 @@
 #define MAX_BATCH	64
 #define MAX_DIRS	32
 #define MAX_PORTS	8
-#define SINK_PORTS	8	/* the sink's QPs the fuzzer opens */
+#define SINK_BASE	0x5100	/* the fuzzer's source ports to the sink: */
+#define SINK_PORTS	8	/* the sink's QPs it opens (a power of 2) */
 #define SINK_INC_PKTS	3000	/* valid packets per sink incarnation */
+#define LIVE_S		1.0	/* a direction heard from so recently is live */
 
 enum ptype { T_DATA, T_ACK, T_SACK, T_NACK, T_PROBE, T_PRESP, NR_T };
 static const char *const tname[NR_T] = {
@@ -115,11 +141,16 @@ static struct {
 	__u16 port;		/* the sink's mrc port; 0: no sink */
 	__u16 sport;		/* ours, this incarnation */
 	__u16 epoch;
+	__u32 tag;		/* our incarnation tag, this incarnation */
 	__u32 psn;
 	__u16 msn;
 	__u32 msg_len, off;	/* the message being sent */
 	unsigned long pkts;	/* valid packets in this incarnation */
 	unsigned int inc;
+	/* Per source port (SINK_BASE + i): our tag of its last incarnation,
+	 * and the sink QP's, learnt from its acknowledgments (0: not yet).
+	 */
+	__u32 ours[SINK_PORTS], theirs[SINK_PORTS];
 } sink;
 
 /* One direction of a live queue pair: data from @sport to @dport. */
@@ -130,7 +161,18 @@ struct dir {
 	__u32 hi_psn;		/* highest data PSN seen: about snd_nxt - 1 */
 	__u32 ack_psn;		/* last cumulative PSN acknowledged */
 	int acked;
+	/* The incarnation tags of its sender's and its receiver's QP end
+	 * (0: not seen yet), the ones they had before, and each end's last
+	 * echo of the other's (its peer's tag as it knows it, which a
+	 * forged challenge may have made another).
+	 */
+	__u32 tag_s, tag_r, old_s, old_r, view_s, view_r;
 	double seen;		/* when a packet of it last went by */
+	/* When its end in the other namespace last sent a packet that
+	 * echoes a tag: its QP is there and knows its peer's tag, and stays
+	 * (the reaper waits for MRC_QP_IDLE_MS, 3 s, of silence both ways).
+	 */
+	double proof;
 };
 
 static struct dir dirs[MAX_DIRS];
@@ -173,26 +215,61 @@ static struct dir *dir_find(__u16 sport, __u16 dport, int local)
 	return NULL;
 }
 
+/* A direction's tags, for the record. */
+static void print_tags(const char *what, const struct dir *d)
+{
+	printf("%s %s direction %u -> %u, tags 0x%08x 0x%08x\n", what,
+	       d->local ? "outgoing" : "incoming", d->sport, d->dport,
+	       d->tag_s, d->tag_r);
+}
+
+/* Tag @*t of a direction is now @v (not 0), the one before kept in @*old;
+ * 1 if it changed.
+ */
+static int tag_note(__u32 *t, __u32 *old, __u32 v)
+{
+	if (!v || *t == v)
+		return 0;
+	*old = *t;
+	*t = v;
+	return 1;
+}
+
 /*
  * A data packet of direction @sport -> @dport went by (@is_ack: an
- * acknowledgment of it).  Epochs are learnt from data alone: an
- * acknowledgment may be mrc's answer to a forged packet (a NACK echoes
- * the epoch it refuses), data comes only from a real sender (the
- * fuzzers' own are skipped by their UDP port).
+ * acknowledgment of it), with the tags of its ITETH: @tag its sender's,
+ * @echo the other end's as its sender knows it.  Epochs are learnt from
+ * data alone: an acknowledgment may be mrc's answer to a forged packet (a
+ * NACK echoes the epoch it refuses), data comes only from a real sender
+ * (the fuzzers' own are skipped by their UDP port).  Each end's tag is
+ * learnt from what it sends (mrc's every acknowledgment carries its QP
+ * end's, a refusal none), the receiver's from the sender's echo only
+ * until then: a sender may echo one that is not the receiver's.
  */
 static void dir_note(__u16 sport, __u16 dport, int local, __u16 epoch,
-		     __u32 psn, int is_ack)
+		     __u32 psn, int is_ack, __u32 tag, __u32 echo)
 {
 	struct dir *d = dir_find(sport, dport, local);
+	int changed = 0;
 
 	/* The fuzzer's own incarnations to the sink are not live QPs. */
 	if (!epoch || (sink.port && (sport == sink.port || dport == sink.port)))
 		return;
 	if (is_ack) {
-		if (d && epoch == d->epoch) {
+		if (!d)
+			return;
+		if (epoch == d->epoch) {
 			d->ack_psn = psn;
 			d->acked = 1;
 		}
+		if (!tag)
+			return;
+		if (tag_note(&d->tag_r, &d->old_r, tag))
+			print_tags("learnt:", d);
+		d->view_s = echo;
+		/* From the receiver there: its QP knows the sender's. */
+		if (d->local && echo)
+			d->proof = now_s();
 		return;
 	}
 	if (!d) {
@@ -211,9 +288,12 @@ static void dir_note(__u16 sport, __u16 dport, int local, __u16 epoch,
 		d->local = local;
 		d->epoch = epoch;
 		d->hi_psn = psn;
-		printf("learnt: %s direction %u -> %u, epoch 0x%04x, PSN %u\n",
+		d->tag_s = tag;
+		d->tag_r = echo;
+		d->view_r = echo;
+		printf("learnt: %s direction %u -> %u, epoch 0x%04x, PSN %u, tags 0x%08x 0x%08x\n",
 		       local ? "outgoing" : "incoming", sport, dport, epoch,
-		       psn);
+		       psn, tag, echo);
 	}
 	d->seen = now_s();
 	if (epoch != d->epoch) {
@@ -224,6 +304,40 @@ static void dir_note(__u16 sport, __u16 dport, int local, __u16 epoch,
 	}
 	if (mrc_psn_sdiff(psn, d->hi_psn) > 0)
 		d->hi_psn = psn;
+	changed |= tag_note(&d->tag_s, &d->old_s, tag);
+	if (!d->tag_r)
+		changed |= tag_note(&d->tag_r, &d->old_r, echo);
+	if (changed)
+		print_tags("learnt:", d);
+	d->view_r = echo;
+	/* From the sender there, echoing: its QP knows the receiver's. */
+	if (!local && echo)
+		d->proof = d->seen;
+}
+
+/*
+ * An acknowledgment from the sink (-k) to one of the fuzzer's source
+ * ports, @p its mrc headers: the tag of the sink's QP, if it echoes the
+ * fuzzer's of that port (so that it answers a packet of the fuzzer's,
+ * not anybody's).
+ */
+static void sink_note(const __u8 *p)
+{
+	struct mrc_ack_hdr a;
+	unsigned int i;
+
+	if (!sink.port || (p[0] != MRC_OP_ACK && p[0] != MRC_OP_SACK &&
+			   p[0] != MRC_OP_NACK))
+		return;
+	mrc_get_ack_hdr(p, &a);
+	i = (__u16)(a.dport - SINK_BASE);
+	if (i >= SINK_PORTS || a.sport != sink.port || !a.tag ||
+	    !sink.ours[i] || a.tag_echo != sink.ours[i] ||
+	    a.tag == sink.theirs[i])
+		return;
+	sink.theirs[i] = a.tag;
+	printf("learnt: sink %u -> %u, tag 0x%08x\n", a.dport, a.sport,
+	       a.tag);
 }
 
 static int sniff_fd = -1;
@@ -242,19 +356,27 @@ static void sniff_one(const __u8 *ip, size_t len, int outgoing)
 	if (len < ihl + 8 + MRC_BTH_LEN)
 		return;
 	udp = ip + ihl;
-	/* mrc's own packets only: not the fuzzers' (from their port). */
-	if (mrc_get_be16(udp + 2) != MRC_UDP_PORT ||
-	    mrc_get_be16(udp) == own_udp_port)
+	if (mrc_get_be16(udp + 2) != MRC_UDP_PORT)
 		return;
 	p = udp + 8;
 	hlen = mrc_hdr_check(p, len - ihl - 8);
 	if (hlen < 0)
 		return;
+	/* mrc's own packets only: not the fuzzers' (from their port), but
+	 * for mrc's answers to the fuzzer's, sent from the port they came
+	 * from: the sink's acknowledgments among them.
+	 */
+	if (mrc_get_be16(udp) == own_udp_port) {
+		if (!outgoing)
+			sink_note(p);
+		return;
+	}
 	if (mrc_is_data_opcode(p[0])) {
 		struct mrc_data_hdr h;
 
 		mrc_get_data_hdr(p, &h);
-		dir_note(h.sport, h.dport, outgoing, h.epoch, h.psn, 0);
+		dir_note(h.sport, h.dport, outgoing, h.epoch, h.psn, 0, h.tag,
+			 h.tag_echo);
 	} else if (p[0] != MRC_OP_PROBE) {
 		struct mrc_ack_hdr a;
 
@@ -262,7 +384,8 @@ static void sniff_one(const __u8 *ip, size_t len, int outgoing)
 		if (p[0] == MRC_OP_SACK && a.flags & MRC_SETH_PROBE_RESP)
 			return;
 		/* An acknowledgment goes against its data's direction. */
-		dir_note(a.dport, a.sport, !outgoing, a.epoch, a.psn, 1);
+		dir_note(a.dport, a.sport, !outgoing, a.epoch, a.psn, 1, a.tag,
+			 a.tag_echo);
 	}
 }
 
@@ -297,26 +420,37 @@ static int sniff_open(const char *ifname)
 {
 	/*
 	 * In the kernel, before anything is queued: IPv4, UDP, not a
-	 * fragment's tail, to port 4791 and not from the fuzzers' port.
-	 * The first 128 bytes of those: their headers are all we read.
-	 * (A packet socket of SOCK_DGRAM sees the packet from its IP
-	 * header on.)
+	 * fragment's tail, to port 4791; from the fuzzers' port, only an
+	 * acknowledgment (ACK, SACK or NACK) to one of the sink's source
+	 * ports (BTH bytes 6-7; none without a sink): the sink's answers to
+	 * this fuzzer among the other's flood.  The first 128 bytes of
+	 * those: their headers are all we read.  (A packet socket of
+	 * SOCK_DGRAM sees the packet from its IP header on; X holds the
+	 * IP header's length, so UDP is at X, the BTH at X + 8.)
 	 */
+	__u32 sink_ports = sink.port ? SINK_BASE : 0xffffffff;
 	struct sock_filter code[] = {
-		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0),
+		/* 0 */ BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 0),
 		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xf0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x40, 0, 10),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x40, 0, 17),
 		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 9),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_UDP, 0, 8),
-		BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 6),
-		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x1fff, 6, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_UDP, 0, 15),
+		/* 5 */ BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 6),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, 0x1fff, 13, 0),
 		BPF_STMT(BPF_LDX | BPF_B | BPF_MSH, 0),
-		BPF_STMT(BPF_LD | BPF_H | BPF_IND, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, own_udp_port, 3, 0),
 		BPF_STMT(BPF_LD | BPF_H | BPF_IND, 2),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MRC_UDP_PORT, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, 128),
-		BPF_STMT(BPF_RET | BPF_K, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MRC_UDP_PORT, 0, 10),
+		/* 10 */ BPF_STMT(BPF_LD | BPF_H | BPF_IND, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, own_udp_port, 0, 7),
+		BPF_STMT(BPF_LD | BPF_B | BPF_IND, 8),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MRC_OP_ACK, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MRC_OP_SACK, 1, 0),
+		/* 15 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MRC_OP_NACK, 0, 4),
+		BPF_STMT(BPF_LD | BPF_H | BPF_IND, 8 + 6),
+		BPF_STMT(BPF_ALU | BPF_AND | BPF_K, 0xffff & ~(SINK_PORTS - 1)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, sink_ports, 0, 1),
+		/* 19: take it */ BPF_STMT(BPF_RET | BPF_K, 128),
+		/* 20: not */ BPF_STMT(BPF_RET | BPF_K, 0),
 	};
 	struct sock_fprog prog = { ARRAY_SIZE(code), code };
 	struct sockaddr_ll sll = { 0 };
@@ -343,18 +477,34 @@ struct pkt {
 	__u8 b[MAX_PKT];
 	unsigned int len;
 	unsigned int hlen;	/* headers of the valid packet */
+	unsigned int iteth;	/* where its ITETH is (all have one) */
 	enum ptype type;
 	enum target g;
 	__u32 live_psn;		/* the live window's point, for boundaries */
 };
 
-/* A new incarnation: the next of SINK_PORTS source ports, a new epoch. */
+/* A random tag, never 0, as a QP end draws one. */
+static __u32 new_tag(void)
+{
+	__u32 t;
+
+	do {
+		t = (__u32)rnd();
+	} while (!t);
+	return t;
+}
+
+/* A new incarnation: the next of SINK_PORTS source ports, a new epoch
+ * and a new tag.
+ */
 static void sink_new(void)
 {
-	sink.sport = 0x5100 + sink.inc++ % SINK_PORTS;
+	sink.sport = SINK_BASE + sink.inc++ % SINK_PORTS;
 	do {
 		sink.epoch = (__u16)rnd();
 	} while (!sink.epoch);
+	sink.tag = new_tag();
+	sink.ours[sink.sport - SINK_BASE] = sink.tag;
 	sink.psn = 0;
 	sink.msn = 0;
 	sink.msg_len = 0;
@@ -390,7 +540,14 @@ static void sink_data(struct pkt *k)
 	h.sport = sink.sport;
 	h.epoch = sink.epoch;
 	h.msg_len = sink.msg_len;
+	/* Ours, and the sink QP's as far as we know it: if an earlier
+	 * incarnation's QP is still there, it takes the new one for it.
+	 */
+	h.flags |= MRC_BTH_TAGGED;
+	h.tag = sink.tag;
+	h.tag_echo = sink.theirs[sink.sport - SINK_BASE];
 	k->hlen = mrc_put_data_hdr(k->b, &h);
+	k->iteth = k->hlen - MRC_ITETH_LEN;
 	for (i = 0; i < n; i++)
 		k->b[k->hlen + i] = (__u8)(sink.psn + i);
 	k->len = k->hlen + n;
@@ -455,18 +612,89 @@ static struct dir *pick_dir(enum target g, int local, double now)
 	return n ? c[below(n)] : NULL;
 }
 
-/* The valid packet of type @t aimed at direction @d (its ports, epoch and
- * window), or at boundary ports when @d is NULL.
- */
-static void build(struct pkt *k, enum ptype t, const struct dir *d)
+/* A tag at a boundary, or random. */
+static __u32 edge_tag(void)
 {
-	__u16 dport = d ? (t == T_DATA ? d->dport : d->sport) : edge_port();
-	__u16 sport = d ? (t == T_DATA ? d->sport : d->dport) : edge_port();
+	static const __u32 t[] = { 1, 0xffffffff, 0x80000000 };
+	__u32 i = below(5);
+
+	return i < ARRAY_SIZE(t) ? t[i] : new_tag();
+}
+
+/*
+ * The tags of a packet from the @near end of a queue pair (tag @near) to
+ * its far end (@far), of target @g: a victim's right most of the time,
+ * so that the rest of the packet reaches the QP; else wrong ones, as a
+ * protected direction's always are (protect() makes sure of it).  At
+ * boundary ports (no QP known), random ones or none.
+ */
+static void pick_tags(enum target g, __u32 near, __u32 far, __u32 *tag,
+		      __u32 *echo)
+{
+	if (g == G_EDGE) {
+		*tag = chance(10) ? 0 : edge_tag();
+		*echo = chance(50) ? 0 : edge_tag();
+		return;
+	}
+	if (g == G_VICTIM && !chance(15)) {
+		*tag = near;
+		*echo = far;
+		return;
+	}
+	switch (below(g == G_VICTIM ? 7 : 5)) {
+	case 0:	/* a blind forger's */
+		*tag = new_tag();
+		*echo = new_tag();
+		break;
+	case 1:	/* near misses: one bit off each */
+		*tag = near ^ 1u << below(32);
+		*echo = far ^ 1u << below(32);
+		break;
+	case 2:	/* the wrong way round */
+		*tag = far;
+		*echo = near;
+		break;
+	case 3:	/* a new incarnation's first, the peer's tag unknown */
+		*tag = new_tag();
+		*echo = 0;
+		break;
+	case 4:	/* no tag of its own */
+		*tag = 0;
+		*echo = chance(50) ? new_tag() : far ^ 1u << below(32);
+		break;
+	case 5:	/* a new incarnation of the peer's, proven (a victim's) */
+		*tag = new_tag();
+		*echo = far;
+		break;
+	default: /* the peer's, echoing another */
+		*tag = near;
+		*echo = new_tag();
+		break;
+	}
+}
+
+/* The valid packet of type @t aimed at direction @d (its ports, epoch,
+ * window and tags), or at boundary ports when @d is NULL.  Data goes from
+ * its sender (a direction whose sender is here), acknowledgments from its
+ * receiver (one whose receiver is here); a probe and its answer from
+ * whichever end is here: the sender probes, the receiver answers.
+ */
+static void build(struct pkt *k, enum ptype t, const struct dir *d,
+		  enum target g)
+{
+	int fwd = d && d->local;
+	__u16 dport = !d ? edge_port() : fwd ? d->dport : d->sport;
+	__u16 sport = !d ? edge_port() : fwd ? d->sport : d->dport;
 	__u16 epoch = d ? d->epoch : edge_epoch();
 	__u32 live = !d ? below(1024) : !d->acked ? d->hi_psn :
 		     t == T_DATA ? mrc_psn_add(d->ack_psn, 1) : d->ack_psn;
-	__u32 i, n;
+	__u32 i, n, tag, echo;
 
+	if (d)
+		pick_tags(g, fwd ? d->tag_s : d->tag_r,
+			  fwd ? d->tag_r : d->tag_s, &tag, &echo);
+	else
+		pick_tags(G_EDGE, 0, 0, &tag, &echo);
 	k->type = t;
 	k->live_psn = live;
 	switch (t) {
@@ -475,13 +703,15 @@ static void build(struct pkt *k, enum ptype t, const struct dir *d)
 
 		n = below(5) ? below(257) : 1024;
 		h.opcode = MRC_OP_WRITE_ONLY;
-		h.flags = MRC_BTH_ACKREQ;
+		h.flags = MRC_BTH_ACKREQ | MRC_BTH_TAGGED;
 		h.dport = dport;
 		h.psn = near_psn(live);
 		h.msn = (__u16)below(4);
 		h.sport = sport;
 		h.epoch = epoch;
 		h.msg_len = n;
+		h.tag = tag;
+		h.tag_echo = echo;
 		switch (below(4)) {
 		case 1:	/* the first packet of a longer message */
 			h.opcode = MRC_OP_WRITE_FIRST;
@@ -502,11 +732,20 @@ static void build(struct pkt *k, enum ptype t, const struct dir *d)
 			h.flags |= MRC_BTH_TSETH;
 			h.ts = (__u16)rnd();
 		}
+		/* Now and then one that may start an incarnation: START, in
+		 * the first window (or just past it), its message no later
+		 * than its PSN.
+		 */
+		if (chance(15)) {
+			h.flags |= MRC_BTH_START;
+			h.psn = below(MRC_WINDOW + 8);
+			h.msn = (__u16)below((h.psn < 3 ? h.psn : 3) + 1);
+		}
 		k->hlen = mrc_put_data_hdr(k->b, &h);
 		for (i = 0; i < n; i++)
 			k->b[k->hlen + i] = (__u8)(0xa0 + i);
 		k->len = k->hlen + n;
-		return;
+		break;
 	}
 	case T_ACK:
 	case T_SACK:
@@ -515,7 +754,7 @@ static void build(struct pkt *k, enum ptype t, const struct dir *d)
 			MRC_NACK_TRIMMED, MRC_NACK_TRIMMED_LAST_HOP,
 			MRC_NACK_NO_BITMAP, MRC_NACK_NO_PKT_BUFFER,
 			MRC_NACK_NO_RESOURCE, MRC_NACK_PSN_OOW,
-			MRC_NACK_UNEXPECTED, 0, 0xff,
+			MRC_NACK_UNEXPECTED, MRC_NACK_TAG_CHALLENGE, 0, 0xff,
 		};
 		struct mrc_ack_hdr a = { 0 };
 
@@ -535,19 +774,23 @@ static void build(struct pkt *k, enum ptype t, const struct dir *d)
 		a.ooo_count = (__u16)below(300);
 		a.rcvd_256 = below(1 << 24);
 		a.reason = reasons[below(sizeof(reasons))];
+		a.tagged = 1;
+		a.tag = tag;
+		a.tag_echo = echo;
 		k->hlen = mrc_put_ack_hdr(k->b, &a);
 		k->len = k->hlen;
-		return;
+		break;
 	}
 	case T_PROBE: {
 		struct mrc_probe_hdr h = {
 			.dport = dport, .sport = sport,
 			.id = (__u16)below(64), .ts = (__u16)rnd(),
+			.tagged = 1, .tag = tag, .tag_echo = echo,
 		};
 
 		k->hlen = mrc_put_probe_hdr(k->b, &h);
 		k->len = k->hlen;
-		return;
+		break;
 	}
 	default: {
 		/* A probe's answer: a SACK flagged so, for the probed value. */
@@ -561,13 +804,16 @@ static void build(struct pkt *k, enum ptype t, const struct dir *d)
 			.entropy = 256 + below(128),
 			.sack_off = (__s16)below(2000),
 			.ts_echo = (__u16)rnd(),
+			.tagged = 1, .tag = tag, .tag_echo = echo,
 		};
 
 		k->hlen = mrc_put_ack_hdr(k->b, &a);
 		k->len = k->hlen;
-		return;
+		break;
 	}
 	}
+	/* Every type has it last of its headers, mrc sending no IMM. */
+	k->iteth = k->hlen - MRC_ITETH_LEN;
 }
 
 /* A value at one of its field's boundaries, for @bits wide. */
@@ -643,6 +889,49 @@ static void mutate_field(struct pkt *k)
 				       mrc_get_be16(k->b + at)));
 }
 
+/* Mutate the packet's ITETH (where the valid packet has it): its flag,
+ * the packet cut inside it, its tags.
+ */
+static void mutate_iteth(struct pkt *k)
+{
+	__u8 *it = k->b + k->iteth;
+	__u32 tag, echo;
+
+	if (k->len <= 8)
+		return;
+	if (k->iteth + MRC_ITETH_LEN > k->len || !below(5)) {
+		/* Flagged or not: 8 bytes more or less. */
+		k->b[8] ^= MRC_BTH_TAGGED;
+		return;
+	}
+	mrc_get_iteth(it, &tag, &echo);
+	switch (below(5)) {
+	case 0:	/* cut inside it */
+		k->len = k->iteth + below(MRC_ITETH_LEN);
+		return;
+	case 1:	/* the wrong way round */
+		mrc_put_iteth(it, echo, tag);
+		return;
+	case 2:	/* one of them at a boundary, or random */
+		if (below(2))
+			tag = (__u32)edge_val(32, tag);
+		else
+			echo = (__u32)edge_val(32, echo);
+		break;
+	case 3:	/* one of them 0 */
+		if (below(2))
+			tag = 0;
+		else
+			echo = 0;
+		break;
+	default: /* both 0, or both random */
+		tag = below(2) ? 0 : (__u32)rnd();
+		echo = tag ? (__u32)rnd() : 0;
+		break;
+	}
+	mrc_put_iteth(it, tag, echo);
+}
+
 /* Mutate the packet in 1 to 3 ways, or leave it valid (0). */
 static int mutate(struct pkt *k)
 {
@@ -658,7 +947,7 @@ static int mutate(struct pkt *k)
 	if (chance(15))
 		return 0;
 	while (m--) {
-		switch (below(8)) {
+		switch (below(9)) {
 		case 0:	/* bit flips in the headers */
 			for (j = 1 + below(3); j; j--) {
 				i = below(k->hlen + 4 < k->len ? k->hlen + 4 :
@@ -690,9 +979,13 @@ static int mutate(struct pkt *k)
 				k->b[k->len + i] = (__u8)rnd();
 			k->len += j;
 			break;
-		case 5:	/* flags: byte 8, the SETH's, the version */
+		case 5:	/* flags: byte 8 (mrc's, the ITETH's kept; or all
+			 * of it), the SETH's, the version
+			 */
 			if (k->len > 8)
-				k->b[8] = (__u8)rnd() & (below(2) ? 0xf0 : 0xff);
+				k->b[8] = below(2) ? ((__u8)rnd() & 0xf0) |
+						     (k->b[8] & MRC_BTH_TAGGED) :
+					  (__u8)rnd();
 			if (k->len > 13 && chance(30))
 				k->b[13] = (__u8)rnd();
 			if (k->len > 1 && chance(20))
@@ -702,9 +995,12 @@ static int mutate(struct pkt *k)
 			if (k->len)
 				k->b[0] = ops[below(sizeof(ops))];
 			break;
-		default: /* the TSETH flag alone: 4 bytes more or less */
+		case 7: /* the TSETH flag alone: 4 bytes more or less */
 			if (k->len > 8)
 				k->b[8] ^= MRC_BTH_TSETH;
+			break;
+		default:
+			mutate_iteth(k);
 			break;
 		}
 	}
@@ -725,66 +1021,114 @@ static int port_protected(__u16 p)
 	return 0;
 }
 
-/*
- * What the kernel will make of the final bytes, for a protected
- * direction: no live epoch, no START on data (see the top).  Parsed as
- * rx.c parses them, so exactly what reaches a queue pair is fixed.
- * A port of a protected direction whose epoch is not known gets epoch 0,
- * which no incarnation has.  Returns 1 if the packet was changed.
- */
-static int protect(struct pkt *k)
+/* Whether @v (not 0) is one of the @n tags at @t. */
+static int tag_in(__u32 v, const __u32 *t, unsigned int n)
 {
-	int hlen = mrc_hdr_check(k->b, k->len), data, danger;
-	__u16 s, d, e;
-	struct dir *dr;
-	__u8 *ep;
+	while (v && n--)
+		if (t[n] == v)
+			return 1;
+	return 0;
+}
 
-	if (hlen < 0 || k->b[0] == MRC_OP_PROBE)
+/* @v, or if it is one of the @n tags at @t, another that is not. */
+static __u32 tag_away(__u32 v, const __u32 *t, unsigned int n)
+{
+	while (tag_in(v, t, n))
+		v += 0x9e3779b9;
+	return v;
+}
+
+/*
+ * What the kernel will make of the final bytes, for a packet not of a
+ * victim (see the top): parsed as rx.c parses them, so exactly what
+ * reaches a queue pair is fixed.  The packet goes from this address to
+ * socket @d there, to the QP of source port @s: the QP of a direction
+ * learnt, sent from here (@s -> @d) or to here (@d -> @s), whose end
+ * there has the far tags, the end here the near ones (include/mrc/
+ * tag.h), each as its end sent it and as the other echoed it.  It must
+ * not carry a near tag as data's own (the QP's peer's: taken; a
+ * challenge to it would echo it here, taken too), nor echo a far one
+ * (the QP's own: an acknowledgment taken, data taken as a proven new
+ * incarnation of the peer).  And data to a protected port carries START
+ * only if its QP is there, proven within LIVE_S: a new QP takes the tags
+ * of its first packet, whatever they are.  Returns 1 if the packet was
+ * changed.
+ */
+static int protect(struct pkt *k, double now)
+{
+	int hlen = mrc_hdr_check(k->b, k->len), data, fixed = 0, there = 0;
+	__u32 near[3 * MAX_DIRS], far[3 * MAX_DIRS], tag, echo;
+	unsigned int nn = 0, nf = 0, i;
+	__u8 *it = NULL;
+	__u16 s, d;
+
+	if (hlen < 0)
 		return 0;
 	data = mrc_is_data_opcode(k->b[0]);
+	if (k->b[8] & MRC_BTH_TAGGED)
+		it = k->b + hlen - MRC_ITETH_LEN;
 	if (data) {
 		struct mrc_data_hdr h;
 
 		mrc_get_data_hdr(k->b, &h);
 		s = h.sport;
 		d = h.dport;
-		e = h.epoch;
-		/* The RETH's key: 8 bytes into it, the epoch 2 bytes on. */
-		ep = k->b + MRC_BTH_LEN + MRC_METH_LEN +
-		     (h.flags & MRC_BTH_TSETH ? MRC_TSETH_LEN : 0) + 10;
+		tag = h.tag;
+		echo = h.tag_echo;
+		/* Before any immediate data, after the RETH. */
+		if (it)
+			it = k->b + MRC_BTH_LEN + MRC_METH_LEN +
+			     (h.flags & MRC_BTH_TSETH ? MRC_TSETH_LEN : 0) +
+			     MRC_RETH_LEN;
+	} else if (k->b[0] == MRC_OP_PROBE) {
+		struct mrc_probe_hdr h;
+
+		mrc_get_probe_hdr(k->b, &h);
+		s = h.sport;
+		d = h.dport;
+		tag = h.tag;
+		echo = h.tag_echo;
 	} else {
 		struct mrc_ack_hdr a;
 
 		mrc_get_ack_hdr(k->b, &a);
-		if (k->b[0] == MRC_OP_SACK && a.flags & MRC_SETH_PROBE_RESP)
-			return 0;
-		s = a.dport;	/* the data sender, in the other namespace */
-		d = a.sport;
-		e = a.epoch;
-		ep = k->b + MRC_BTH_LEN + (k->b[0] == MRC_OP_ACK ? 2 : 10);
+		s = a.sport;
+		d = a.dport;
+		tag = a.tag;
+		echo = a.tag_echo;
 	}
 	if (is_victim(s, d))
 		return 0;
-	/* Data goes out from here; acknowledgments to a sender there. */
-	dr = dir_find(s, d, data);
-	if (dr)
-		danger = e == dr->epoch || e == dr->prev ||
-			 (data && k->b[8] & MRC_BTH_START);
-	else
-		danger = e && (port_protected(s) || port_protected(d));
-	if (!danger)
-		return 0;
-	if (data)
-		k->b[8] &= ~MRC_BTH_START;
-	if (!dr) {
-		e = 0;
-	} else if (e == dr->epoch || e == dr->prev) {
-		e = dr->epoch ^ 0x8000;
-		if (e == dr->prev || !e)
-			e ^= 0x4000;
+	for (i = 0; i < nr_dirs; i++) {
+		const struct dir *r = &dirs[i];
+		int fwd = r->local && r->sport == s && r->dport == d;
+
+		if (!fwd && (r->local || r->sport != d || r->dport != s))
+			continue;
+		near[nn++] = fwd ? r->tag_s : r->tag_r;
+		near[nn++] = fwd ? r->old_s : r->old_r;
+		near[nn++] = fwd ? r->view_s : r->view_r;
+		far[nf++] = fwd ? r->tag_r : r->tag_s;
+		far[nf++] = fwd ? r->old_r : r->old_s;
+		far[nf++] = fwd ? r->view_r : r->view_s;
+		there |= r->proof && now - r->proof < LIVE_S;
 	}
-	mrc_put_be16(ep, e);
-	return 1;
+	if (data && tag_in(tag, near, nn)) {
+		tag = tag_away(tag, near, nn);
+		fixed = 1;
+	}
+	if (tag_in(echo, far, nf)) {
+		echo = tag_away(echo, far, nf);
+		fixed = 1;
+	}
+	if (fixed)
+		mrc_put_iteth(it, tag, echo);
+	if (data && k->b[8] & MRC_BTH_START && !there &&
+	    (port_protected(s) || port_protected(d))) {
+		k->b[8] &= ~MRC_BTH_START;
+		fixed = 1;
+	}
+	return fixed;
 }
 
 /* --- main ---------------------------------------------------------------- */
@@ -972,10 +1316,10 @@ int main(int argc, char **argv)
 						g = G_EDGE;
 				}
 				k->g = g;
-				build(k, t, d);
+				build(k, t, d, g);
 				mutated += mutate(k);
 			}
-			fixed += protect(k);
+			fixed += protect(k, now);
 			by_type[k->type]++;
 			by_g[k->g]++;
 			for (j = 0; j < k->len; j++)
@@ -1031,12 +1375,17 @@ out:
 		printf(" %s %lu", gname[i], by_g[i]);
 	printf("\nmutated %lu, protected fix-ups %lu\n", mutated, fixed);
 	for (i = 0; i < nr_dirs; i++)
-		printf("direction %s %u -> %u epoch 0x%04x hi_psn %u ack_psn %u%s\n",
+		printf("direction %s %u -> %u epoch 0x%04x hi_psn %u ack_psn %u tags 0x%08x 0x%08x%s\n",
 		       dirs[i].local ? "outgoing" : "incoming", dirs[i].sport,
 		       dirs[i].dport, dirs[i].epoch, dirs[i].hi_psn,
-		       dirs[i].ack_psn,
+		       dirs[i].ack_psn, dirs[i].tag_s, dirs[i].tag_r,
 		       is_victim(dirs[i].sport, dirs[i].dport) ? " victim" :
 		       " protected");
+	for (i = 0; sink.port && i < SINK_PORTS; i++)
+		if (sink.ours[i])
+			printf("sink %u -> %u tags 0x%08x 0x%08x\n",
+			       SINK_BASE + i, sink.port, sink.ours[i],
+			       sink.theirs[i]);
 	printf("digest %016llx\n", (unsigned long long)digest);
 	/* Said before the sockets close: a packet socket's release waits
 	 * for an RCU grace period, which a loaded kernel may put off.

@@ -16,15 +16,19 @@
 # 2. MRC_FUZZ_PACKETS (default 1,000,000; 15,000 on the debug kernel,
 #    MRC_DEBUG_KERNEL=1, where a million would take an hour) fuzzed
 #    datagrams, half from each namespace (mrc_fuzz.c: valid packets of
-#    the six types, mutated), within MRC_FUZZ_SECONDS (240),
+#    the six types, tagged, mutated), within MRC_FUZZ_SECONDS (240),
 #    aimed by what the fuzzers learn on the wire at the live queue pairs
-#    of a verified transfer (never with its live epoch, nor START: those
-#    forge an incarnation, issue 13 item 3) and of a victim transfer
-#    (with them: it may fail, cleanly), at a sink socket through
-#    incarnations of the fuzzer's own, and at boundary ports.  The
-#    transfers stop once the fuzzers have sent all, before the fuzzers
-#    exit (see below).  Then:
+#    of a verified transfer (with its live epoch, and data with START,
+#    which forge a new incarnation over the live one, issue 13 item 3;
+#    never with the incarnation tags its QPs would take, include/mrc/
+#    tag.h) and of a victim transfer (with its tags too, mostly: it may
+#    fail, cleanly), at a sink socket through incarnations of the
+#    fuzzer's own (its tags learnt from the sink's answers), and at
+#    boundary ports.  The transfers stop once the fuzzers have sent all,
+#    before the fuzzers exit (see below).  Then:
 #      - every run of the verified transfer verified, at both ends;
+#      - the fuzzer in A learnt the sink's tags (what takes its
+#        incarnations past the tag check);
 #      - in each namespace, every packet mrc took has exactly one verdict:
 #        rx_packets = the drops by reason + what was accepted;
 #      - every datagram sent into a namespace (the fuzzer's, and mrc's of
@@ -123,11 +127,13 @@ chk_ne "another seed, other packets" "$d3" "$d1"
 # rx.c, tx.c's mrc_qp_rx_ack(), probe.c).  A trimmed data packet is
 # counted in rx_trimmed, alone or beside rx_drop_no_qp or rx_drop_filter:
 # none comes here (nothing sets a trimmed codepoint), which is checked.
+# A packet its QP does not take by its tags is rx_drop_bad_tag, or
+# rx_drop_blind_reset when it is challenged (include/mrc/tag.h).
 VERDICTS=(rx_drop_short rx_drop_bad_version rx_drop_bad_opcode rx_drop_no_qp
 	rx_drop_malformed rx_drop_out_of_window rx_drop_no_mem rx_drop_filter
 	rx_drop_no_start rx_drop_addr_limit rx_drop_qp_limit rx_dup_packets
 	rx_data_packets ack_rx sack_rx nack_rx total_probe_pkts_rx
-	probe_resp_rx)
+	probe_resp_rx rx_drop_bad_tag rx_drop_blind_reset)
 
 # counters NS DEV PREFIX: mrc's counters, UDP's and the veth's of NS into
 # the associative array PREFIX (declared by the caller).
@@ -337,6 +343,10 @@ for f in a b; do
 	chk_eq "fuzzer in ${f^^}: packets at live queue pairs (protected, victim: $v)" \
 		"$([[ $v =~ ^[1-9][0-9]*\ [1-9] ]] && echo both)" both
 done
+# Its incarnations to the sink echo the sink's tags, learnt from its
+# acknowledgments on the wire.
+chk_ne "fuzzer in A: learnt the sink's tags" \
+	"$(grep -c "^learnt: sink " "$T/fuzz.a")" 0
 
 # Every run of the verified transfer verified, at both ends.
 runs=0 bad=()
@@ -379,6 +389,15 @@ for x in A B; do
 	chk_eq "$x: every packet mrc took has one verdict: rx_packets" \
 		"$rx" "$sum" || mrc_log "#  $parts"
 	mrc_log "# $x:$parts"
+	# What mrc in $y sent to it: the rest of what it took is the fuzzer's.
+	parts=
+	for v in tx_data_packets ack_tx sack_tx nack_tx total_probe_pkts_tx \
+		probe_resp_tx; do
+		parts+=" $v=$(dl "$y" "$v")"
+	done
+	mrc_log "# $x: mrc in $y sent:$parts"
+	mrc_log "# $x: new incarnations of a peer taken (qp_reincarnated):" \
+		"$(dl "$x" qp_reincarnated)"
 	chk_eq "$x: no packet came trimmed (rx_trimmed)" \
 		"$(dl "$x" rx_trimmed)" 0
 	chk_eq "$x: UDP InDatagrams are mrc's rx_packets" \
@@ -447,10 +466,10 @@ mrc_log "# rmmod while a transfer and the fuzzers run, $SOAK times"
 mrc_client_server
 A=$C B=$S
 # The fuzzers stay up across the unloads: plain UDP sockets, which do not
-# hold the module.  Without the live epochs (-P): one who has them can
-# keep a closed socket's queue pair, which answers duplicates for as
-# long as they come (as TCP's TIME-WAIT answers a FIN again), and so the
-# module, busy.
+# hold the module.  Without the live tags (-P): one who has them can keep
+# a closed socket's queue pair, which answers duplicates for as long as
+# they come (as TCP's TIME-WAIT answers a FIN again), and so the module,
+# busy; with wrong ones, a packet is dropped before it counts as heard.
 ip netns exec "$A" "$MRC_FUZZ" -s "$SEED" -n 100000000 -t 3600 \
 	-r "$SOAK_RATE" -i "$MRC_VETH_A" -P "$VERIFIED" -k "$SINK" \
 	"$MRC_IP4_B" >/dev/null 2>&1 &

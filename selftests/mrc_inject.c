@@ -4,7 +4,8 @@
  *
  *   mrc_inject [-c COUNT] [-p PORT] [-q DQPN] [-s SPORT] [-e EPOCH | -E]
  *              [-n PSN] [-m MSN] [-o OFFSET] [-A FROM [-N NADDR]]
- *              [-P NPORTS] ADDRESS KIND [KIND...]
+ *              [-P NPORTS] [-t TAG] [-T ECHO] [-R SEED | -U]
+ *              ADDRESS KIND [KIND...]
  *   mrc_inject -l
  *
  * ADDRESS is an IPv4 or IPv6 literal (127.0.0.1, ::1); PORT defaults to
@@ -29,6 +30,15 @@
  * port), the acknowledging port SPORT, the data sender's epoch EPOCH,
  * the PSN -n's (0x800000 unless given).  -E sends each kind once per
  * epoch, 1 to 65535, COUNT times: a blind attacker's sweep.
+ *
+ * Incarnation tags (include/mrc/tag.h): every packet of an mrc opcode
+ * at least a BTH long (not raw: ones) carries an ITETH, BTH flag 0x08,
+ * 8 bytes more than MRC 1.0's layout (-l lists the lengths sent, tagged
+ * unless -U comes before it): sender tag TAG (-t, default 0x7a670001,
+ * the same for every sender port: each opens its own QP), echo ECHO (-T,
+ * default 0, the tag of a receiver not known yet).  -R draws both anew
+ * for each packet from a generator seeded by SEED: a blind guesser.  -U
+ * sends the kinds untagged, as MRC 1.0 lays them out.
  *
  * Many forged sources: -P sends each kind from NPORTS sender ports, SPORT
  * to SPORT + NPORTS - 1 (the mrc port of the RETH and the acknowledging
@@ -113,15 +123,23 @@ static const struct kind kinds[] = {
 	{ "nack-short",		MRC_BTH_LEN + MRC_NETH_LEN - 1, MRC_OP_NACK, 0, 0,
 				"short" },
 	/* Forged, whole: the cumulative ACK and the two NACKs that fail
-	 * a QP (no state for the epoch; no socket takes it).
+	 * a QP (no state for the epoch; no socket takes it).  Without the
+	 * QP's tag to echo (-T), dropped for that; with it, for their
+	 * PSN (out_of_window) unless -n names one in flight.
 	 */
 	{ "ack-forged",		MRC_BTH_LEN + MRC_AETH_LEN, MRC_OP_ACK, 0, 0,
-				"out_of_window", .nack = -1 },
+				"bad_tag", .nack = -1 },
 	{ "nack-oow",		MRC_BTH_LEN + MRC_NETH_LEN, MRC_OP_NACK, 0, 0,
-				"out_of_window", .nack = MRC_NACK_PSN_OOW + 1 },
+				"bad_tag", .nack = MRC_NACK_PSN_OOW + 1 },
 	{ "nack-refused",	MRC_BTH_LEN + MRC_NETH_LEN, MRC_OP_NACK, 0, 0,
-				"out_of_window",
+				"bad_tag",
 				.nack = MRC_NACK_UNEXPECTED + 1 },
+	/* A challenge (include/mrc/tag.h): would give its receiver a new
+	 * tag for its peer, were it not to echo the receiver's own.
+	 */
+	{ "nack-challenge",	MRC_BTH_LEN + MRC_NETH_LEN, MRC_OP_NACK, 0, 0,
+				"bad_tag",
+				.nack = MRC_NACK_TAG_CHALLENGE + 1 },
 	{ "write-only",		DATA_HDR, MRC_OP_WRITE_ONLY, 0, 0, "no_qp" },
 	{ "write-only-1k",	DATA_HDR + 1024, MRC_OP_WRITE_ONLY, 0, 0,
 				"no_qp" },
@@ -203,6 +221,7 @@ static void usage(void)
 		"                  [-e EPOCH | -E] [-n PSN] [-m MSN] [-o OFFSET]\n"
 		"                  ADDRESS KIND...\n"
 		"                  [-A FROM [-N NADDR]] [-P NPORTS]\n"
+		"                  [-t TAG] [-T ECHO] [-R SEED | -U]\n"
 		"       mrc_inject -l\n"
 		"KIND: a preset of -l, or raw:LEN:OPCODE[:B1[:B8]]\n");
 	exit(1);
@@ -216,7 +235,40 @@ struct fields {
 	long psn;		/* -1: the kind's */
 	long msn;		/* -1: the kind's */
 	long long offset;	/* -1: the kind's */
+	int untagged;		/* -U */
+	__u32 tag;		/* ITETH: the sender's tag */
+	__u32 echo;		/* ... and the receiver's, as it knows it */
 };
+
+/* Whether kind @k carries an ITETH: an mrc opcode's packet at least a
+ * BTH long, unless raw or untagged.  Its short forms stay short: 8 more
+ * bytes for 8 more of headers.
+ */
+static int tagged(const struct kind *k, const struct fields *f)
+{
+	return !f->untagged && k->verdict[0] != '?' &&
+	       k->len >= MRC_BTH_LEN &&
+	       (mrc_is_data_opcode(k->opcode) || k->opcode == MRC_OP_ACK ||
+		k->opcode == MRC_OP_SACK || k->opcode == MRC_OP_NACK ||
+		k->opcode == MRC_OP_PROBE);
+}
+
+/* The UDP payload length kind @k is sent with. */
+static unsigned int kind_len(const struct kind *k, const struct fields *f)
+{
+	return k->len + (tagged(k, f) ? MRC_ITETH_LEN : 0);
+}
+
+/* xorshift64*: the -R sequence, a function of its seed alone. */
+static __u64 rnd_state;
+
+static __u32 rnd32(void)
+{
+	rnd_state ^= rnd_state >> 12;
+	rnd_state ^= rnd_state << 25;
+	rnd_state ^= rnd_state >> 27;
+	return (__u32)((rnd_state * 0x2545f4914f6cdd1dULL) >> 32);
+}
 
 static void put_be(__u8 *p, __u64 v, int n)
 {
@@ -259,14 +311,15 @@ static void parse_raw(const char *spec, struct kind *k)
 static void build(const struct kind *k, const struct fields *f, __u8 *p)
 {
 	__u8 hdr[MRC_BTH_LEN + MRC_METH_LEN + MRC_TSETH_LEN + MRC_RETH_LEN +
-		 MRC_IMM_LEN];
-	unsigned int i, hlen = MRC_BTH_LEN, payload;
+		 MRC_ITETH_LEN + MRC_IMM_LEN];
+	unsigned int i, hlen = MRC_BTH_LEN, payload, len = kind_len(k, f);
 	int data = mrc_is_data_opcode(k->opcode) && k->verdict[0] != '?';
+	int tag = tagged(k, f);
 	__u32 psn = 1, msglen;
 
-	for (i = 0; i < k->len; i++)
+	for (i = 0; i < len; i++)
 		p[i] = (__u8)(0xa0 + i);
-	if (k->len < 1)
+	if (len < 1)
 		return;
 	if (k->nack) {
 		struct mrc_ack_hdr a = {
@@ -276,6 +329,9 @@ static void build(const struct kind *k, const struct fields *f, __u8 *p)
 			.epoch = f->epoch,
 			.psn = f->psn >= 0 ? (__u32)f->psn : 0x800000,
 			.reason = k->nack > 0 ? k->nack - 1 : 0,
+			.tagged = tag,
+			.tag = f->tag,
+			.tag_echo = f->echo,
 		};
 
 		mrc_put_ack_hdr(p, &a);
@@ -286,7 +342,7 @@ static void build(const struct kind *k, const struct fields *f, __u8 *p)
 	hdr[1] = k->b1;
 	hdr[2] = hdr[3] = 0xff;
 	put_be(hdr + 5, f->dqpn, 3);
-	hdr[8] = k->b8;
+	hdr[8] = k->b8 | (tag ? MRC_BTH_TAGGED : 0);
 	if (data) {
 		__u8 *reth;
 		int imm = k->opcode == MRC_OP_WRITE_LAST_IMM ||
@@ -300,8 +356,9 @@ static void build(const struct kind *k, const struct fields *f, __u8 *p)
 			hlen += MRC_TSETH_LEN;
 		}
 		reth = hdr + hlen;
-		hlen += MRC_RETH_LEN + (imm ? MRC_IMM_LEN : 0);
-		payload = k->len > hlen ? k->len - hlen : 0;
+		hlen += MRC_RETH_LEN + (tag ? MRC_ITETH_LEN : 0) +
+			(imm ? MRC_IMM_LEN : 0);
+		payload = len > hlen ? len - hlen : 0;
 		msglen = k->msglen;
 		if (!msglen)
 			msglen = k->opcode == MRC_OP_WRITE_FIRST ? 4 * payload :
@@ -310,8 +367,11 @@ static void build(const struct kind *k, const struct fields *f, __u8 *p)
 		put_be(reth + 8, f->sport, 2);
 		put_be(reth + 10, f->epoch, 2);
 		put_be(reth + 12, msglen, 4);
+		if (tag)
+			mrc_put_iteth(reth + MRC_RETH_LEN, f->tag, f->echo);
 		if (imm)
-			put_be(reth + MRC_RETH_LEN, 0xfeedf00d, 4);
+			put_be(reth + MRC_RETH_LEN +
+			       (tag ? MRC_ITETH_LEN : 0), 0xfeedf00d, 4);
 	}
 	/* A probe: PETH with probe number 7, the ports, a timestamp. */
 	if (k->opcode == MRC_OP_PROBE && k->len >= MRC_BTH_LEN + MRC_PETH_LEN &&
@@ -321,9 +381,13 @@ static void build(const struct kind *k, const struct fields *f, __u8 *p)
 		put_be(hdr + MRC_BTH_LEN + 8, f->sport, 2);
 		put_be(hdr + MRC_BTH_LEN + 10, f->dqpn, 2);
 		put_be(hdr + MRC_BTH_LEN + 12, 0x1234, 2);
+		if (tag) {
+			mrc_put_iteth(hdr + hlen, f->tag, f->echo);
+			hlen += MRC_ITETH_LEN;
+		}
 	}
 	put_be(hdr + 9, psn & MRC_PSN_MASK, 3);
-	memcpy(p, hdr, k->len < hlen ? k->len : hlen);
+	memcpy(p, hdr, len < hlen ? len : hlen);
 }
 
 /* A source address of -A: which family is set, and the address. */
@@ -387,17 +451,32 @@ int main(int argc, char **argv)
 	static __u8 buf[65536];
 	struct sockaddr_storage ss = { 0 };
 	unsigned long count = 1, port = MRC_UDP_PORT, i, e0, e1;
-	struct fields f = { 0x11, 7000, 0x1234, -1, -1, -1 };
+	struct fields f = { 0x11, 7000, 0x1234, -1, -1, -1, 0, 0x7a670001, 0 };
 	unsigned long naddr = 1, nports = 1, ne, j, sent;
 	struct from from = { 0 };
 	struct kind raw, *k;
 	socklen_t sslen;
 	const char *addr;
-	int opt, fd, a, sweep = 0;
+	int opt, fd, a, sweep = 0, rnd = 0;
 	__u16 sport0;
 
-	while ((opt = getopt(argc, argv, "c:p:q:s:e:En:m:o:lA:N:P:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:p:q:s:e:En:m:o:lA:N:P:t:T:R:U")) !=
+	       -1) {
 		switch (opt) {
+		case 't':
+			f.tag = num(optarg, 0xffffffffUL, "tag");
+			break;
+		case 'T':
+			f.echo = num(optarg, 0xffffffffUL, "echo");
+			break;
+		case 'R':
+			rnd = 1;
+			rnd_state = num(optarg, 0xffffffffUL, "seed") |
+				    0x100000000ULL;
+			break;
+		case 'U':
+			f.untagged = 1;
+			break;
 		case 'A':
 			if (inet_pton(AF_INET, optarg, &from.a4) == 1) {
 				from.family = AF_INET;
@@ -445,7 +524,8 @@ int main(int argc, char **argv)
 		case 'l':
 			for (i = 0; i < NKINDS; i++)
 				printf("%-22s %5u %s\n", kinds[i].name,
-				       kinds[i].len, kinds[i].verdict);
+				       kind_len(&kinds[i], &f),
+				       kinds[i].verdict);
 			return 0;
 		default:
 			usage();
@@ -525,14 +605,21 @@ int main(int argc, char **argv)
 		for (j = 0; j < naddr * nports * ne; j++) {
 			f.sport = sport0 + (j / ne) % nports;
 			f.epoch = e0 + j % ne;
-			build(k, &f, buf);
-			for (i = 0; i < count; i++, sent++)
-				if (send_one(fd, buf, k->len, &ss, sslen, &from,
-					     j / (nports * ne)))
+			for (i = 0; i < count; i++, sent++) {
+				/* A guesser's tags: new ones every packet. */
+				if (rnd) {
+					f.tag = rnd32();
+					f.echo = rnd32();
+				}
+				if (rnd || !i)
+					build(k, &f, buf);
+				if (send_one(fd, buf, kind_len(k, &f), &ss,
+					     sslen, &from, j / (nports * ne)))
 					goto send_err;
+			}
 		}
 		printf("sent %lu x %s (%u bytes) to %s port %lu\n",
-		       sent, k->name, k->len, addr, port);
+		       sent, k->name, kind_len(k, &f), addr, port);
 	}
 	close(fd);
 	return 0;

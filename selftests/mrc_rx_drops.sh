@@ -7,7 +7,8 @@
 # mrc stats: rx_packets +1, rx_bytes + the payload length, and exactly
 # one of rx_drop_short / rx_drop_bad_version / rx_drop_bad_opcode /
 # rx_drop_malformed (immediate data) / rx_drop_no_qp (every well-formed
-# packet, as no socket is bound to the destination QP, port 0x11).  A
+# packet, as no socket is bound to the destination QP, port 0x11) /
+# rx_drop_bad_tag (untagged data).  A
 # data packet to that port also draws a NACK "unexpected" (nack_tx), which
 # comes back here and is dropped too: no QP takes it either.
 #
@@ -20,8 +21,12 @@
 # the window (rx_drop_out_of_window); the last PSN of the 256-PSN window
 # (held) and the first beyond it (rx_drop_out_of_window); from senders
 # with no queue pair, data without the start flag or beyond the first
-# window, which cannot open one (rx_drop_no_start).  Each moves its
-# counter by exactly the number sent and no other.  And the drops freed
+# window, which cannot open one (rx_drop_no_start); and by incarnation
+# tags (include/mrc/tag.h): a new incarnation with another tag, not
+# echoing the server's (rx_drop_blind_reset, challenged), data of the
+# live one with another tag, untagged data, an acknowledgment not
+# echoing the server's tag (rx_drop_bad_tag).  Each moves its counter
+# by exactly the number sent and no other.  And the drops freed
 # in mrc's code carry their reason to the skb:kfree_skb tracepoint.
 #
 # Both namespaces listen (config set listen 1): port 4791 is open with no
@@ -45,11 +50,13 @@ ip link set lo up || mrc_die "cannot bring lo up"
 COUNTERS=(rx_packets rx_bytes rx_drop_short rx_drop_bad_version
 	rx_drop_bad_opcode rx_drop_no_qp rx_drop_malformed
 	rx_drop_out_of_window rx_drop_no_mem rx_dup_packets rx_data_packets
-	rx_msgs nack_tx total_probe_pkts_rx probe_resp_tx rx_drop_no_start)
+	rx_msgs nack_tx total_probe_pkts_rx probe_resp_tx rx_drop_no_start
+	rx_drop_bad_tag rx_drop_blind_reset qp_reincarnated)
 # Where every received packet ends up, exactly one of these.
 FATES=(rx_drop_short rx_drop_bad_version rx_drop_bad_opcode rx_drop_no_qp
 	rx_drop_malformed rx_drop_out_of_window rx_drop_no_mem rx_dup_packets
-	rx_data_packets total_probe_pkts_rx rx_drop_no_start)
+	rx_data_packets total_probe_pkts_rx rx_drop_no_start rx_drop_bad_tag
+	rx_drop_blind_reset)
 
 # kind, UDP payload bytes, the drop counter it must land in.  Expected
 # values written out here, not taken from mrc_inject -l.
@@ -60,31 +67,36 @@ CASES=(
 	"bad-opcode 12 rx_drop_bad_opcode"
 	"bad-opcode-ff 64 rx_drop_bad_opcode"
 	"bad-opcode-roce 64 rx_drop_bad_opcode"
-	"bad-version 28 rx_drop_bad_version"
-	"bad-version-f 28 rx_drop_bad_version"
-	"probe 28 rx_drop_no_qp"
-	"probe-b1-high 28 rx_drop_no_qp"
-	"probe-short 27 rx_drop_short"
-	"ack 16 rx_drop_no_qp"
-	"ack-short 15 rx_drop_short"
-	"sack 48 rx_drop_no_qp"
-	"sack-short 20 rx_drop_short"
-	"nack 32 rx_drop_no_qp"
-	"nack-short 31 rx_drop_short"
-	"write-only 32 rx_drop_no_qp"
-	"write-only-1k 1056 rx_drop_no_qp"
-	"write-only-short 31 rx_drop_short"
-	"write-first 132 rx_drop_no_qp"
-	"write-tseth 36 rx_drop_no_qp"
-	"write-tseth-short 32 rx_drop_short"
+	# mrc_inject tags every packet of an mrc opcode a BTH long or more
+	# (an 8-byte ITETH: include/mrc/tag.h), its short forms too.
+	"bad-version 36 rx_drop_bad_version"
+	"bad-version-f 36 rx_drop_bad_version"
+	"probe 36 rx_drop_no_qp"
+	"probe-b1-high 36 rx_drop_no_qp"
+	"probe-short 35 rx_drop_short"
+	"ack 24 rx_drop_no_qp"
+	"ack-short 23 rx_drop_short"
+	"sack 56 rx_drop_no_qp"
+	"sack-short 28 rx_drop_short"
+	"nack 40 rx_drop_no_qp"
+	"nack-short 39 rx_drop_short"
+	"write-only 40 rx_drop_no_qp"
+	"write-only-1k 1064 rx_drop_no_qp"
+	"write-only-short 39 rx_drop_short"
+	"write-first 140 rx_drop_no_qp"
+	"write-tseth 44 rx_drop_no_qp"
+	"write-tseth-short 40 rx_drop_short"
 	# mrc sends no immediate data: abi.md's data opcodes are 0xC6,
 	# 0xC7, 0xC8 and 0xCA, so the _IMM ones, whole, are malformed.
-	"write-imm 36 rx_drop_malformed"
-	"write-imm-short 35 rx_drop_short"
-	"write-imm-tseth 40 rx_drop_malformed"
-	"write-imm-tseth-short 39 rx_drop_short"
+	"write-imm 44 rx_drop_malformed"
+	"write-imm-short 43 rx_drop_short"
+	"write-imm-tseth 48 rx_drop_malformed"
+	"write-imm-tseth-short 47 rx_drop_short"
 	# TVer is checked before the opcode.
 	"raw:12:0x00:0x01 12 rx_drop_bad_version"
+	# No tag (MRC 1.0's layout): dropped before anything is looked up,
+	# unanswered.
+	"untagged:write-only 32 rx_drop_bad_tag"
 )
 
 declare -A before=() after=() total=()
@@ -154,9 +166,9 @@ expect() {
 	if [ "$drop" = none ]; then
 		expect_deltas "$1"
 	elif [ "$drop" = refused ]; then
-		# Refused data: its NACK (32 bytes) comes back over loopback.
+		# Refused data: its NACK (40 bytes) comes back over loopback.
 		expect_deltas "$1" "rx_packets=$((2 * n))" \
-			"rx_bytes=$((n * (bytes + 32)))" "rx_drop_no_qp=$((2 * n))" \
+			"rx_bytes=$((n * (bytes + 40)))" "rx_drop_no_qp=$((2 * n))" \
 			"nack_tx=$n"
 	else
 		expect_deltas "$1" "rx_packets=$n" "rx_bytes=$((n * bytes))" \
@@ -168,20 +180,25 @@ for addr in 127.0.0.1 ::1; do
 	mrc_log "# to $addr port 4791"
 	for case in "${CASES[@]}"; do
 		read -r kind len drop <<<"$case"
-		out=$("$MRC_INJECT" "$addr" "$kind" 2>&1) ||
-			mrc_die "mrc_inject $addr $kind: $out"
+		opts=()
+		if [[ $kind = untagged:* ]]; then
+			opts=(-U)
+			kind=${kind#untagged:}
+		fi
+		out=$("$MRC_INJECT" "${opts[@]}" "$addr" "$kind" 2>&1) ||
+			mrc_die "mrc_inject ${opts[*]} $addr $kind: $out"
 		[[ $kind = write-* && $drop = rx_drop_no_qp ]] && drop=refused
-		expect "$addr $kind ($len bytes)" 1 "$len" "$drop"
+		expect "$addr ${opts[*]:+${opts[*]} }$kind ($len bytes)" 1 "$len" "$drop"
 	done
 done
 
 mrc_log "# bursts"
 "$MRC_INJECT" -c 200 127.0.0.1 probe >/dev/null || mrc_die "mrc_inject burst"
-expect "200 x probe to 127.0.0.1" 200 28 rx_drop_no_qp
+expect "200 x probe to 127.0.0.1" 200 36 rx_drop_no_qp
 "$MRC_INJECT" -c 200 ::1 write-only-1k >/dev/null || mrc_die "mrc_inject burst"
-expect "200 x write-only-1k to ::1, each refused" 200 1056 refused
+expect "200 x write-only-1k to ::1, each refused" 200 1064 refused
 "$MRC_INJECT" -c 100 ::1 sack-short >/dev/null || mrc_die "mrc_inject burst"
-expect "100 x sack-short to ::1" 100 20 rx_drop_short
+expect "100 x sack-short to ::1" 100 28 rx_drop_short
 
 # Drops are freed with a reason (kfree_skb_reason()), which the
 # skb:kfree_skb tracepoint reports to drop monitors (dropwatch, perf):
@@ -221,7 +238,7 @@ check_drop_reasons() {
 		"$(reasons NO_SOCKET)" 40
 	echo >"$tr/trace"
 	expect_deltas "drop reasons: their counters" rx_packets=190 \
-		rx_bytes=$((100 * 20 + 50 * 64 + 20 * (1056 + 32))) \
+		rx_bytes=$((100 * 28 + 50 * 64 + 20 * (1064 + 40))) \
 		rx_drop_short=100 rx_drop_bad_opcode=50 rx_drop_no_qp=40 \
 		nack_tx=20
 }
@@ -235,7 +252,7 @@ expect "probe to port 4792: nothing counted" 0 0 none
 # once, by the IPv4 socket (the IPv6 one is v6only).
 "$MRC_INJECT" ::ffff:127.0.0.1 probe >/dev/null ||
 	mrc_die "mrc_inject ::ffff:127.0.0.1"
-expect "probe to ::ffff:127.0.0.1" 1 28 rx_drop_no_qp
+expect "probe to ::ffff:127.0.0.1" 1 36 rx_drop_no_qp
 
 # Through a device rather than loopback: from a peer netns over veth.
 mrc_log "# from a peer netns over veth"
@@ -255,9 +272,9 @@ if ip link add mrc-v0 type veth peer name mrc-v1 netns "$peer" 2>/dev/null; then
 	read -r mac </sys/class/net/mrc-v0/address
 	ip -n "$peer" neigh replace 10.47.91.1 lladdr "$mac" dev mrc-v1 nud permanent
 	ip -n "$peer" neigh replace fd00:4791::1 lladdr "$mac" dev mrc-v1 nud permanent
-	for case in "probe 28 rx_drop_no_qp" "short5 5 rx_drop_short" \
-		    "bad-version 28 rx_drop_bad_version" \
-		    "write-only-1k 1056 rx_drop_no_qp"; do
+	for case in "probe 36 rx_drop_no_qp" "short5 5 rx_drop_short" \
+		    "bad-version 36 rx_drop_bad_version" \
+		    "write-only-1k 1064 rx_drop_no_qp"; do
 		read -r kind len drop <<<"$case"
 		for addr in 10.47.91.1 fd00:4791::1; do
 			out=$(ip netns exec "$peer" "$MRC_INJECT" "$addr" "$kind" 2>&1) ||
@@ -292,7 +309,7 @@ if ip link add mrc-v0 type veth peer name mrc-v1 netns "$peer" 2>/dev/null; then
 		mrc_fail "$desc, want 1 to $((1000 * (secs + 1)))"
 	fi
 	expect_deltas "the flood's counters" rx_packets=3000 \
-		rx_bytes=$((3000 * 32)) rx_drop_no_qp=3000 nack_tx="$nacks"
+		rx_bytes=$((3000 * 40)) rx_drop_no_qp=3000 nack_tx="$nacks"
 	ip link del mrc-v0
 else
 	mrc_skip_check "packets over veth" "cannot create a veth pair"
@@ -330,36 +347,38 @@ if mrc_veth_pair "$MRC_IN_NETNS" "$peer"; then
 		sp=$((7000 + n))
 		inj "$addr" -q "$NOBODY" -s "$sp" data
 		expect_deltas "$addr: data to port $NOBODY, nobody bound" \
-			rx_packets=1 rx_bytes=96 rx_drop_no_qp=1 nack_tx=1
+			rx_packets=1 rx_bytes=104 rx_drop_no_qp=1 nack_tx=1
 		# A message, its duplicate, and a probe between the ports of
-		# that queue pair, which is answered: back to back, so that
-		# the queue pair cannot close in between (idle for 3 s, as
-		# reading the counters can take on the debug kernel).  One
-		# from a port with no queue pair here is not (no reflection
-		# to a forged source).
+		# that queue pair: back to back, so that the queue pair
+		# cannot close in between (idle for 3 s, as reading the
+		# counters can take on the debug kernel).  The probe does not
+		# echo the queue pair's tag, which mrc_inject cannot know: it
+		# is not answered (a probe with both tags is, in mrc_spray and
+		# mrc_failover).  Nor is one from a port with no queue pair
+		# here (no reflection to a forged source).
 		inj "$addr" -q "$PORT" -s "$sp" data data probe
-		expect_deltas "$addr: a 64 B message, its duplicate, and a probe for its queue pair" \
-			rx_packets=3 rx_bytes=220 rx_data_packets=1 rx_msgs=1 \
-			rx_dup_packets=1 total_probe_pkts_rx=1 probe_resp_tx=1
+		expect_deltas "$addr: a 64 B message, its duplicate, and a probe with the wrong tags" \
+			rx_packets=3 rx_bytes=244 rx_data_packets=1 rx_msgs=1 \
+			rx_dup_packets=1 rx_drop_bad_tag=1
 		inj "$addr" -q "$PORT" -s 9999 -c 3 probe
 		expect_deltas "$addr: 3 probes for no queue pair, unanswered" \
-			rx_packets=3 rx_bytes=84 rx_drop_no_qp=3
+			rx_packets=3 rx_bytes=108 rx_drop_no_qp=3
 		inj "$addr" -q "$PORT" -s "$sp" -c 3 data-overrun
 		expect_deltas "$addr: 3 x payload past the message length" \
-			rx_packets=3 rx_bytes=288 rx_drop_malformed=3
+			rx_packets=3 rx_bytes=312 rx_drop_malformed=3
 		inj "$addr" -q "$PORT" -s "$sp" -c 2 data-offset-overrun
 		expect_deltas "$addr: 2 x offset + length past the message length" \
-			rx_packets=2 rx_bytes=192 rx_drop_malformed=2
+			rx_packets=2 rx_bytes=208 rx_drop_malformed=2
 		inj "$addr" -q "$PORT" -s "$sp" -c 2 data-too-big
 		expect_deltas "$addr: 2 x message length max-msg-size + 1" \
-			rx_packets=2 rx_bytes=192 rx_drop_malformed=2
+			rx_packets=2 rx_bytes=208 rx_drop_malformed=2
 		# Beyond the window of a queue pair: from a new sender, back
 		# to back with the message that opens it (the one above may
 		# have closed by now, idle while the counters were read).
 		inj "$addr" -q "$PORT" -s $((sp + 400)) data data-oow data-oow \
 			data-oow data-oow data-oow
 		expect_deltas "$addr: a message, then 5 x PSN 65536, beyond the window" \
-			rx_packets=6 rx_bytes=576 rx_data_packets=1 rx_msgs=1 \
+			rx_packets=6 rx_bytes=624 rx_data_packets=1 rx_msgs=1 \
 			rx_drop_out_of_window=5 nack_tx=5
 		# From senders with no queue pair here: data that could not
 		# start one (no start flag; a PSN beyond the first window)
@@ -367,7 +386,7 @@ if mrc_veth_pair "$MRC_IN_NETNS" "$peer"; then
 		inj "$addr" -q "$PORT" -s $((sp + 200)) -c 2 data-nostart
 		inj "$addr" -q "$PORT" -s $((sp + 300)) -c 3 data-oow
 		expect_deltas "$addr: 2 x no start flag, 3 x PSN 65536, no queue pair" \
-			rx_packets=5 rx_bytes=480 rx_drop_no_start=5 nack_tx=5
+			rx_packets=5 rx_bytes=520 rx_drop_no_start=5 nack_tx=5
 		# The window's edge (abi.md: PSN >= cumulative + 1 + 256 is
 		# out), from a new sender, back to back: a message (PSN 0),
 		# so cumulative PSN 0; PSN 256, the window's last (held out
@@ -375,19 +394,48 @@ if mrc_veth_pair "$MRC_IN_NETNS" "$peer"; then
 		# beyond it.
 		inj "$addr" -q "$PORT" -s $((sp + 100)) data data-edge data-beyond
 		expect_deltas "$addr: PSN 0, PSN 256 held, PSN 257 beyond the window" \
-			rx_packets=3 rx_bytes=288 rx_data_packets=2 rx_msgs=1 \
+			rx_packets=3 rx_bytes=312 rx_data_packets=2 rx_msgs=1 \
 			rx_drop_out_of_window=1 nack_tx=1
+		# Incarnation tags (include/mrc/tag.h), at a queue pair a
+		# message opened (tag 0x7a670001): a new incarnation with
+		# another tag that does not echo the server's is dropped and
+		# challenged (NACK 0x1A); data of the live incarnation with
+		# another tag is dropped and refused as if there were no QP
+		# (NACK 0x0B); an acknowledgment not echoing the server's
+		# tag, and untagged data, are dropped, unanswered.  Nothing
+		# of them reaches the socket.
+		inj "$addr" -q "$PORT" -s $((sp + 500)) data
+		inj "$addr" -q "$PORT" -s $((sp + 500)) -t 0x5eed -e 0x4321 data
+		expect_deltas "$addr: a message, then a new incarnation with another tag, challenged" \
+			rx_packets=2 rx_bytes=208 rx_data_packets=1 rx_msgs=1 \
+			rx_drop_blind_reset=1 nack_tx=1
+		# (Each group back to back from a sender of its own: a
+		# queue pair idle for 3 s, as reading the counters can take
+		# on a loaded host, is closed.)
+		inj "$addr" -q "$PORT" -s $((sp + 600)) data
+		inj "$addr" -q "$PORT" -s $((sp + 600)) -t 0x5eed -n 1 -m 1 \
+			data-nostart
+		inj "$addr" -q "$PORT" -s $((sp + 600)) -U -n 1 -m 1 data-nostart
+		inj "$addr" -q "$PORT" -s $((sp + 600)) -n 0 ack-forged
+		expect_deltas "$addr: a message, then its data with another tag refused, untagged data and an acknowledgment not echoing the server's tag dropped" \
+			rx_packets=4 rx_bytes=328 rx_data_packets=1 rx_msgs=1 \
+			rx_drop_bad_tag=3 nack_tx=1
 	done
-	# What the socket got: the messages of PSN 0, nothing else.
+	# What the socket got: the messages of PSN 0, nothing else (none
+	# of the forged tags').
 	mrc_kill_pid "$hold_pid"
 	want="bound $PORT
-msg inet 64 $MRC_IP4_B 7001 c0c1c2c3c4c5c6c7
-msg inet 64 $MRC_IP4_B 7401 c0c1c2c3c4c5c6c7
-msg inet 64 $MRC_IP4_B 7101 c0c1c2c3c4c5c6c7
-msg inet6 64 $MRC_IP6_B 7002 c0c1c2c3c4c5c6c7
-msg inet6 64 $MRC_IP6_B 7402 c0c1c2c3c4c5c6c7
-msg inet6 64 $MRC_IP6_B 7102 c0c1c2c3c4c5c6c7"
-	chk_same "the bound socket received exactly the six whole messages" \
+msg inet 64 $MRC_IP4_B 7001 c8c9cacbcccdcecf
+msg inet 64 $MRC_IP4_B 7401 c8c9cacbcccdcecf
+msg inet 64 $MRC_IP4_B 7101 c8c9cacbcccdcecf
+msg inet 64 $MRC_IP4_B 7501 c8c9cacbcccdcecf
+msg inet 64 $MRC_IP4_B 7601 c8c9cacbcccdcecf
+msg inet6 64 $MRC_IP6_B 7002 c8c9cacbcccdcecf
+msg inet6 64 $MRC_IP6_B 7402 c8c9cacbcccdcecf
+msg inet6 64 $MRC_IP6_B 7102 c8c9cacbcccdcecf
+msg inet6 64 $MRC_IP6_B 7502 c8c9cacbcccdcecf
+msg inet6 64 $MRC_IP6_B 7602 c8c9cacbcccdcecf"
+	chk_same "the bound socket received exactly the ten whole messages" \
 		"$(cat "$hold_out")" "$want"
 	ip -n "$peer" link del "$MRC_VETH_B"
 else

@@ -2094,6 +2094,44 @@ TEST_F(sk, rebind_takes_over)
 	expect_msg(_metadata, variant, rx, 2000, 43, sport);
 }
 
+/*
+ * A peer that restarts (its socket closed, a new one bound to its port:
+ * a new incarnation, with a tag of its own) is not taken over the live
+ * queue pair blind: its first packet is challenged (NACK 0x1A, this
+ * end's tag for it to echo), and its resend, echoing the tag, is taken
+ * as a new incarnation.  The message arrives, a round trip late.
+ */
+TEST_F(sk, reincarnate)
+{
+	const unsigned int port = 49003;
+	struct stats s0, s1;
+	unsigned int dport;
+	int tx, rx;
+
+	cfg(_metadata, self, MRC_A_RTO_US, 1000000);
+	rx = mk_bound(_metadata, self, variant, 0, &dport);
+	tx = mk_bound(_metadata, self, variant, port, NULL);
+	rcvtimeo(_metadata, rx, 10000);
+	send_msg(_metadata, variant, tx, 2000, 51, dport);
+	expect_msg(_metadata, variant, rx, 2000, 51, port);
+	wait_acked(_metadata, self, 1);
+	stats(_metadata, self, &s0);
+	EXPECT_EQ(0, close_now(self, tx));
+
+	tx = mk_bound(_metadata, self, variant, port, NULL);
+	send_msg(_metadata, variant, tx, 3000, 52, dport);
+	expect_msg(_metadata, variant, rx, 3000, 52, port);
+	stats(_metadata, self, &s1);
+	EXPECT_LE(1ULL, s1.v[MRC_STAT_RX_DROP_BLIND_RESET] -
+		  s0.v[MRC_STAT_RX_DROP_BLIND_RESET]);
+	EXPECT_EQ(1ULL, s1.v[MRC_STAT_QP_REINCARNATED] -
+		  s0.v[MRC_STAT_QP_REINCARNATED]);
+	/* Resent at the challenge, not at a timeout (1 s here). */
+	EXPECT_EQ(0ULL, s1.v[MRC_STAT_TIMEOUTS] -
+		  s0.v[MRC_STAT_TIMEOUTS]);
+	EXPECT_EQ(0ULL, s1.v[MRC_STAT_QP_FAILED] - s0.v[MRC_STAT_QP_FAILED]);
+}
+
 /* ... but not while it still delivers what it was sent. */
 TEST_F(sk, rebind_busy_while_delivering)
 {
@@ -2263,7 +2301,9 @@ TEST_F(sk, wire_data_packet)
 	}
 
 	EXPECT_EQ(40001U, usport);
-	hlen = MRC_BTH_LEN + MRC_METH_LEN + MRC_RETH_LEN +
+	/* Tagged (include/mrc/tag.h): the ITETH after the RETH. */
+	EXPECT_EQ(MRC_BTH_TAGGED, pkt[8] & MRC_BTH_TAGGED);
+	hlen = MRC_BTH_LEN + MRC_METH_LEN + MRC_RETH_LEN + MRC_ITETH_LEN +
 	       ((pkt[8] & MRC_BTH_TSETH) ? MRC_TSETH_LEN : 0);
 	ASSERT_EQ(hlen + 300, len) {
 		TH_LOG("UDP payload of %d bytes for a 300 B message", len);
@@ -2276,7 +2316,9 @@ TEST_F(sk, wire_data_packet)
 	EXPECT_EQ(0U, be(pkt + 9, 3));		/* first PSN of the QP */
 	EXPECT_EQ(0U, be(pkt + 12, 2));		/* request message seq */
 	EXPECT_EQ(0U, be(pkt + 14, 2));		/* MSN: first message */
-	reth = pkt + hlen - MRC_RETH_LEN;
+	reth = pkt + hlen - MRC_ITETH_LEN - MRC_RETH_LEN;
+	EXPECT_NE(0U, be(reth + MRC_RETH_LEN, 4));	/* the sender's tag */
+	EXPECT_EQ(0U, be(reth + MRC_RETH_LEN + 4, 4));	/* the peer's: unknown */
 	EXPECT_EQ(0U, be(reth, 4));		/* offset, high */
 	EXPECT_EQ(0U, be(reth + 4, 4));		/* offset, low */
 	EXPECT_EQ(sport, be(reth + 8, 2));	/* sender's port */

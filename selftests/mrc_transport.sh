@@ -43,8 +43,9 @@
 #      says why.
 #   6. forged acknowledgments during a transfer, every epoch swept from
 #      the server's namespace (mrc_inject -E): a cumulative ACK beyond
-#      snd_nxt and NACKs 0x0B and 0x19 for a PSN not in flight; all
-#      dropped and counted, the transfer verified, no QP failed.
+#      snd_nxt and NACKs 0x0B and 0x19 for a PSN not in flight, none
+#      echoing the client's tag; all dropped and counted
+#      (rx_drop_bad_tag), the transfer verified, no QP failed.
 #   7. a forged first packet declaring 64 MiB, every second, to the
 #      server's socket while 300 x 1 MiB arrive at the default buffers:
 #      all verified (the forger's partial message dropped once room is
@@ -382,7 +383,7 @@ mtu_run() {
 	S=$MRC_NS
 	mrc_veth_pair "$C" "$S" "$mtu" || mrc_die "cannot build the veth pair"
 	MRC_DUMP_NS=$S
-	pay=$((mtu - ip - 8 - 32))
+	pay=$((mtu - ip - 8 - 40))
 	[ "$pay" -gt 4096 ] && pay=4096
 	DATA_MIN=$((20 * ((1048576 + pay - 1) / pay)))
 	xfer "${fam[@]}" -s 1048576 -n 20 -c 4 "${BUF1M[@]}"
@@ -391,8 +392,8 @@ mtu_run() {
 }
 
 # Packets of the mss (4096 bytes) do not fit a link of MTU 1500: each
-# is cut to what the route's MTU holds, 1440 bytes of payload (IPv4) or
-# 1420 (IPv6), 729 or 739 packets a MiB.
+# is cut to what the route's MTU holds, 1432 bytes of payload (IPv4) or
+# 1412 (IPv6), 733 or 743 packets a MiB.
 mtu_run "MTU 1500" 1500
 chk_cnt "MTU 1500: packets cut to the path" C \
 	"tx_data_packets >= $DATA_MIN"
@@ -422,7 +423,7 @@ chk_run "MTU 9000 -> 1500 mid-transfer: 40 x 1 MiB" 40 1048576
 v=$(ip -n "$C" -o link show "$MRC_VETH_A")
 chk_eq "MTU 9000 -> 1500 mid-transfer: the link's MTU after" \
 	"$([[ $v =~ mtu\ ([0-9]+) ]] && echo "${BASH_REMATCH[1]}")" 1500
-# More packets than 40 MiB at the mss take, fewer than at 1440 bytes.
+# More packets than 40 MiB at the mss take, fewer than at 1432 bytes.
 chk_cnt "MTU 9000 -> 1500 mid-transfer: packets cut after the change" C \
 	"tx_data_packets > $((40 * 256 * 11 / 10))"
 
@@ -467,7 +468,7 @@ ipv6_router_mtu() {
 	# in fragments: 1,801 to 9,262 resends.)
 	chk_cnt "IPv6 router's MTU 1500: each packet in flight resent once" C \
 		"total_rtx_mtu < 256"
-	# Cut to 1420 bytes after the change: more than 40 MiB at the mss take.
+	# Cut to 1412 bytes after the change: more than 40 MiB at the mss take.
 	chk_cnt "IPv6 router's MTU 1500: packets cut after the change" C \
 		"tx_data_packets > $((40 * 256 * 11 / 10))"
 	v=$(ip -n "$C" -6 route get "$MRC_LINE_IP6_B" 2>&1)
@@ -585,9 +586,11 @@ fi
 # that would end or confuse the client's transfer: a cumulative ACK far
 # ahead of anything sent, and the two NACKs that fail a queue pair (0x0B,
 # no state for the epoch; 0x19, no socket), for PSN 0x800000, never in
-# flight.  One of each has the right epoch.  All 196605 must be dropped
-# and counted (rx_drop_out_of_window), the transfer must verify, and no
-# queue pair fail.
+# flight.  One of each has the right epoch.  None echoes the client's
+# incarnation tag (include/mrc/tag.h): all 196605 must be dropped and
+# counted (rx_drop_bad_tag), the transfer must verify, and no queue pair
+# fail.  (mrc_incarnation.sh sends them with the live epoch and a PSN in
+# flight, and tags guessed at random.)
 forged_acks() {
 	local forged=(ack-forged nack-oow nack-refused) secs=20 nforged
 	nforged=$((65535 * ${#forged[@]}))
@@ -648,7 +651,7 @@ forged_acks() {
 			"client: $(<"$T/cli.err")" "server: $(<"$T/srv.err")"
 	fi
 	chk_cnt "forged acknowledgments: all dropped and counted, no QP failed" C \
-		"rx_drop_out_of_window >= $((nforged - backlog)) && qp_failed == 0"
+		"rx_drop_bad_tag >= $((nforged - backlog)) && qp_failed == 0"
 	if [ "$backlog" -gt 0 ]; then
 		mrc_log "# $backlog packets dropped by the backlogs during the sweep"
 	fi

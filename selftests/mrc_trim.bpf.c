@@ -18,9 +18,12 @@
  *               shaper, tbf or netem, so that the two queues agree),
  *               would hold more than B bytes with this packet in it.
  *
- * A trimmed packet keeps its IP, UDP and mrc headers (32 bytes of them,
- * 36 with a TSETH, 4 more with immediate data) and loses its payload; its
- * IP and UDP lengths and checksums are made right again, and its DSCP
+ * A trimmed packet keeps its IP, UDP and mrc headers and loses its
+ * payload.  The mrc headers are the BTH, METH and RETH, 32 bytes; 4 more
+ * with a TSETH (BTH flag 0x10), 8 more with an ITETH (flag 0x08, which
+ * mrc sets on every packet: the receiver checks a trimmed packet's tags
+ * before it NACKs it), 4 more with immediate data; 40 bytes from mrc.
+ * Its IP and UDP lengths and checksums are made right again, and its DSCP
  * becomes the configured codepoint (12, trimmed, by default; 16,
  * trimmed on the last hop, where the program sits on the last router
  * before the receiver), its ECN bits unchanged.  Everything else passes
@@ -64,6 +67,9 @@ struct {
 
 #define MRC_UDP_PORT	4791
 #define BTH_LEN		12
+#define BTH_TSETH	0x10	/* BTH byte 8: a TSETH follows the METH */
+#define BTH_TAGGED	0x08	/* ... an ITETH follows the RETH */
+#define ITETH_LEN	8
 
 /* Should this data packet be trimmed, by the configured rule? */
 static __always_inline int decide(struct mrc_trim_cfg *cfg,
@@ -268,10 +274,12 @@ int mrc_trim(struct __sk_buff *skb)
 		return TC_ACT_OK;
 	if (bth[0] < 0xc6 || bth[0] > 0xcb || (bth[1] & 0x0f))
 		return TC_ACT_OK;
-	/* BTH, METH, [TSETH], RETH, [immediate] */
+	/* BTH, METH, [TSETH], RETH, [ITETH], [immediate] */
 	hlen = BTH_LEN + 4 + 16;
-	if (bth[8] & 0x10)
+	if (bth[8] & BTH_TSETH)
 		hlen += 4;
+	if (bth[8] & BTH_TAGGED)
+		hlen += ITETH_LEN;
 	if (bth[0] == 0xc9 || bth[0] == 0xcb)
 		hlen += 4;
 	keep = l4 + sizeof(uh) + hlen;

@@ -18,8 +18,9 @@
 # full before the program).
 #
 #   1. every 5th, IPv4, offload on and off: of 100 data packets of 64
-#      payload bytes, exactly 20 arrive cut to their 32 bytes of mrc
-#      headers, DSCP 12, ECN unchanged, and the receiver's UDP takes
+#      payload bytes, exactly 20 arrive cut to their 40 bytes of mrc
+#      headers (the ITETH kept: UDP length 48, not 112), DSCP 12, ECN
+#      unchanged, and the receiver's UDP takes
 #      every one (no checksum errors, rx_packets +100; tshark finds every
 #      sum good); mrc counts the 20 as trimmed (rx_trimmed), none as
 #      malformed.
@@ -27,13 +28,14 @@
 #      codepoint 16 (trimmed on the last hop).
 #   3. probability 0.5 over 1000: trimmed within 6 standard deviations
 #      of 500 (the counts of the program and of the receiver agree).
-#   4. backlog 1380 bytes at 100 kbit/s: a burst of 50 packets of 138
+#   4. backlog 1460 bytes at 100 kbit/s: a burst of 50 packets of 146
 #      bytes on the wire: the first 10 fill the queue and pass, at most a
 #      few more as it drains during the burst (its duration measured),
 #      the rest are trimmed; a second later the queue has drained and
 #      the next packet passes.
 #   5. packets that are not mrc data pass untouched: probes, ACKs, and
-#      data with no payload.
+#      data with no payload (tagged: 40 bytes of headers, none of them
+#      cut).
 
 . "$(dirname "$0")/lib.sh"
 
@@ -157,15 +159,16 @@ every_fifth() {
 	chk "$desc: of them malformed" \
 		"$(mrc_stats_delta rx_drop_malformed B A)" 0
 	# Each data packet (not the receiver's NACKs, whose sums its device
-	# would finish, nor the markers): UDP length, DSCP, ECN, and the
-	# checksum tshark computes (1: good).
+	# would finish, nor the markers, probes of UDP length 8 + 36): UDP
+	# length, DSCP, ECN, and the checksum tshark computes (1: good).  A
+	# data packet is 8 + 40 + 64 bytes of UDP, 8 + 40 once trimmed.
 	got=$(tshark -r "$T/cap.pcapng" -o udp.check_checksum:TRUE \
-		-Y "(ip.src == 10.0.0.1 || ipv6.src == fd00::1) && udp.length != 36" \
+		-Y "(ip.src == 10.0.0.1 || ipv6.src == fd00::1) && udp.length != 44" \
 		-T fields \
 		-E separator=, -e udp.length -e "$dsf.dscp" -e "$dsf.ecn" \
 		-e udp.checksum.status 2>/dev/null | sort | uniq -c |
 		awk '{ printf "%s%s x%s", s, $2, $1; s = "; " }')
-	want="104,0,0,1 x80; 40,$dscp,0,1 x20"
+	want="112,0,0,1 x80; 48,$dscp,0,1 x20"
 	chk "$desc: captured (UDP length, DSCP, ECN, checksum status)" \
 		"$got" "$want"
 }
@@ -196,19 +199,20 @@ fi
 # --- 4. backlog -----------------------------------------------------------
 
 # 100 kbit/s drains 12.5 bytes a millisecond; a packet of 64 payload
-# bytes is 138 on the wire (Ethernet 14, IPv4 20, UDP 8, mrc 32).
-trimctl backlog 1380 100
+# bytes is 146 on the wire (Ethernet 14, IPv4 20, UDP 8, mrc 40): 10 of
+# them fill 1460 bytes.
+trimctl backlog 1460 100
 t0=$(mrc_now_ms)
 inject "$DST4" 50 data
 ms=$(($(mrc_now_ms) - t0))
 read -r _ seen _ trimmed _ failed < <("$TRIMCTL" show)
 passed=$((seen - trimmed))
-most=$((10 + (ms * 125 / 10 + 137) / 138))
+most=$((10 + (ms * 125 / 10 + 145) / 146))
 if [ "$seen" = 50 ] && [ "$passed" -ge 10 ] && [ "$passed" -le "$most" ]; then
-	mrc_pass "backlog 1380 B at 100 kbit/s: of a burst of 50 in $ms ms," \
+	mrc_pass "backlog 1460 B at 100 kbit/s: of a burst of 50 in $ms ms," \
 		"$passed passed (10..$most), $trimmed trimmed"
 else
-	mrc_fail "backlog 1380 B at 100 kbit/s: of $seen in $ms ms," \
+	mrc_fail "backlog 1460 B at 100 kbit/s: of $seen in $ms ms," \
 		"$passed passed, want 10..$most"
 fi
 mrc_sleep 1.2

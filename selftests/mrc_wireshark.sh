@@ -14,8 +14,11 @@
 # While 60 x 64 KiB go from client to server, the client also sends a
 # probe on the transfer's queue pair (mrc_inject, probe number 7, three
 # copies against the link's loss) and a
-# data packet to a port nothing is bound to.  The capture, on the
-# server's side of the link, then decoded with the dissector, must show:
+# data packet to a port nothing is bound to.  The injected probe has the
+# QP's addresses and mrc ports but not its incarnation tags (mrc_inject's
+# own, 0x7a670001, echoing 0): a forgery the server must drop.  The
+# capture, on the server's side of the link, then decoded with the
+# dissector, must show:
 #   1. as many mrc packets from the client as the server's rx_packets
 #      counted, and from the server as its tx_packets;
 #   2. the transfer's data PSNs, per epoch, exactly 0..N-1 with N the
@@ -25,10 +28,15 @@
 #      port and to the UDP source port of a copy of the data packet it
 #      names (the acknowledged PSN), sent before it;
 #   4. the NACK of the stray data packet: reason 0x19, its PSN, its UDP
-#      source port as entropy value;
-#   5. the probe 74 bytes on the wire and its response 94 (the frame
-#      captured, plus the 4-byte FCS a veth does not carry), the
-#      response echoing the probe's number and value;
+#      source port as entropy value; sent without state, so with sender
+#      tag 0, echoing the stray packet's tag;
+#   5. every probe 82 bytes on the wire and every response 102 (the
+#      frame captured, plus the 4-byte FCS a veth does not carry), each
+#      response echoing the number and value of one of the client's own
+#      probes; the injected probes (their tags not the QP's) answered by
+#      none, each counted in the server's rx_drop_bad_tag, and no other
+#      packet there or at the client dropped for its tags
+#      (rx_drop_bad_tag, rx_drop_blind_reset, qp_reincarnated);
 #   6. trims: the trimming program (mrc_trim.bpf.o) on the client's
 #      egress cuts every 25th data packet to its headers, codepoint 12.
 #      Each trimmed packet captured (DSCP 12, no payload) is counted in
@@ -37,6 +45,14 @@
 #      the NACK's own UDP source port); each such PSN comes again later
 #      with its payload, flagged a retransmission.  An excerpt of one
 #      trim, its NACK and its resend goes to the log.
+#   7. incarnation tags: every mrc packet captured tagged (BTH flag 0x08,
+#      an ITETH), every data packet with 40 bytes of mrc headers (68 from
+#      the IPv4 header to the payload); on the transfer's QP, one sender
+#      tag for the client's packets and one for the server's; every
+#      ACK, SACK, NACK and probe response of the server echoing the
+#      client's tag; the client's probes and data echoing the server's,
+#      but for data sent before the client heard from the server, which
+#      echoes 0 (all of it in the first epoch, with the start flag).
 
 . "$(dirname "$0")/lib.sh"
 
@@ -55,6 +71,7 @@ PORT=6100
 NMSG=60
 SIZE=65536
 INJ_PSN=4242
+INJ_TAG=0x7a670001	# mrc_inject's sender tag; it echoes 0
 
 mrc_client_server
 mrc_netem "$C" "$MRC_VETH_A" loss 2% rate 20mbit ||
@@ -111,7 +128,8 @@ for ((i = 0; i < 100; i++)); do
 done
 [ -n "$rport" ] || mrc_die "no queue pair at the server"
 # Three times: the client's egress loses 2 % of what it sends, and one
-# copy is all the checks need.
+# copy is all the checks need.  Its tags are mrc_inject's, not the QP's:
+# the server must drop it unanswered.
 ip netns exec "$C" "$MRC_INJECT" -c 3 -q "$PORT" -s "$rport" "$MRC_IP4_B" \
 	probe >/dev/null || mrc_die "mrc_inject probe failed"
 ip netns exec "$C" "$MRC_INJECT" -n "$INJ_PSN" "$MRC_IP4_B" data \
@@ -143,6 +161,8 @@ tshark -r "$T/cap.pcapng" -X lua_script:"$LUA" -o udp.try_heuristic_first:TRUE -
 	-e mrc.epoch -e mrc.dport -e mrc.flags.rtx -e mrc.acked_psn \
 	-e mrc.entropy -e mrc.probe_resp -e mrc.probe_num -e mrc.reason \
 	-e mrc.nack_psn -e mrc.payload_len -e mrc.sport -e ip.dsfield.dscp \
+	-e mrc.flags.tagged -e mrc.iteth.tag -e mrc.iteth.echo \
+	-e mrc.flags.start \
 	>"$T/dec.csv" 2>"$T/dec.err" || mrc_die "tshark could not decode:" \
 	"$(cat "$T/dec.err")"
 nall=$(tshark -r "$T/cap.pcapng" 2>/dev/null | wc -l)
@@ -232,55 +252,91 @@ chk "SACKs captured = server's sack_tx" "$nsack" \
 isport=$(awk -F, -v a="$MRC_IP4_A" -v q="$INJ_PSN" \
 	'$2 == a && $4 ~ /^0xc[6-9ab]$/ && $5 == q { print $3; exit }' "$T/dec.csv")
 nack=$(awk -F, -v b="$MRC_IP4_B" -v q="$INJ_PSN" \
-	'$2 == b && $4 == "0xdd" && $14 == q { print $13, $10, $3; exit }' \
+	'$2 == b && $4 == "0xdd" && $14 == q { print $13, $10, $3, $19, $20; exit }' \
 	"$T/dec.csv")
-if [ -n "$isport" ] && [ "$nack" = "0x19 $isport $isport" ]; then
+want="0x19 $isport $isport 0x00000000 $INJ_TAG"
+if [ -n "$isport" ] && [ "$nack" = "$want" ]; then
 	mrc_pass "NACK of data to no socket: reason 0x19, PSN $INJ_PSN," \
-		"value $isport reflected and as its UDP source port"
+		"value $isport reflected and as its UDP source port," \
+		"sender tag 0, echoing the data's tag $INJ_TAG"
 else
 	mrc_fail "NACK of data to no socket: '$nack' (reason, value, UDP" \
-		"source port), want '0x19 $isport $isport'"
+		"source port, tag, echo), want '$want'"
 fi
 
 # --- 5. probes and their responses ---------------------------------------
 
-# The client's own probes (values gone bad under the loss) and the one
-# injected: each 74 bytes on the wire, each answered by a response of 94
-# from the probed value, echoing its number and value.
-read -r np bad nr rbad < <(awk -F, -v a="$MRC_IP4_A" -v b="$MRC_IP4_B" '
+# The client's own probes (values gone bad under the loss) and the ones
+# injected, told apart by their tags (mrc_inject's, echoing 0): each 82
+# bytes on the wire.  Every response is 102 bytes, from the probed value,
+# echoing the number and value of one of the client's own probes, and
+# the tag of none injected.
+read -r np bad ninj ibad nr rbad < <(awk -F, -v a="$MRC_IP4_A" \
+	-v b="$MRC_IP4_B" -v it="$INJ_TAG" '
+	function zero(t) { return t ~ /^0x0+$/ }
+	$2 == a && $4 == "0xde" && $19 == it && zero($20) {
+		ninj++
+		if ($1 + 4 != 82 || $12 != 7) {
+			ibad++
+			print "# injected probe " $0 > "/dev/stderr"
+		}
+		next
+	}
 	$2 == a && $4 == "0xde" {
 		np++
-		if ($1 + 4 != 74) { bad++; print "# probe " $0 > "/dev/stderr" }
+		if ($1 + 4 != 82) { bad++; print "# probe " $0 > "/dev/stderr" }
 		want[$12 " " $3] = 1
 	}
 	$2 == b && $4 == "0xdc" && $11 == "1" {
 		nr++
-		if ($1 + 4 != 94 || $10 != $3 || !(($12 " " $10) in want)) {
+		if ($1 + 4 != 102 || $10 != $3 || !(($12 " " $10) in want) ||
+		    $20 == it) {
 			rbad++
 			print "# response " $0 > "/dev/stderr"
 		}
 	}
-	END { print np + 0, bad + 0, nr + 0, rbad + 0 }' "$T/dec.csv" \
-	2>"$T/probe.bad")
-inj=$(awk -F, -v a="$MRC_IP4_A" '$2 == a && $4 == "0xde" && $12 == 7 &&
-	$3 > 1023 { print $3; exit }' "$T/dec.csv")
-if [ "$np" -gt 0 ] && [ "$bad" = 0 ] && [ -n "$inj" ]; then
-	mrc_pass "probes: all $np 74 bytes on the wire (the one injected," \
-		"number 7, from port $inj among them)"
+	END {
+		print np + 0, bad + 0, ninj + 0, ibad + 0, nr + 0, rbad + 0
+	}' "$T/dec.csv" 2>"$T/probe.bad")
+if [ "$np" -gt 0 ] && [ "$bad" = 0 ]; then
+	mrc_pass "probes: all $np of the client's 82 bytes on the wire"
 else
-	mrc_fail "probes: $bad of $np not 74 bytes on the wire, or the" \
-		"injected one (number 7) missing: '$inj'" "$(cat "$T/probe.bad")"
+	mrc_fail "probes: $bad of $np of the client's not 82 bytes on the" \
+		"wire" "$(cat "$T/probe.bad")"
+fi
+if [ "$ninj" -gt 0 ] && [ "$ibad" = 0 ]; then
+	mrc_pass "injected probes: $ninj captured, 82 bytes on the wire," \
+		"number 7, tag $INJ_TAG echoing 0"
+else
+	mrc_fail "injected probes: $ninj captured (want 1..3), $ibad not 82" \
+		"bytes or not number 7" "$(cat "$T/probe.bad")"
 fi
 if [ "$nr" -gt 0 ] && [ "$rbad" = 0 ]; then
-	mrc_pass "probe responses: all $nr 94 bytes on the wire, from the" \
-		"probed value, echoing the number and value of a probe"
+	mrc_pass "probe responses: all $nr 102 bytes on the wire, from the" \
+		"probed value, echoing the number and value of a probe of the" \
+		"client's, none the tag of one injected"
 else
 	mrc_fail "probe responses: $rbad of $nr wrong" "$(cat "$T/probe.bad")"
 fi
-chk "probes captured = server's total_probe_pkts_rx" "$np" \
-	"$(mrc_stats_delta total_probe_pkts_rx SB SA)"
+chk "probes captured less the injected = server's total_probe_pkts_rx" \
+	"$np" "$(mrc_stats_delta total_probe_pkts_rx SB SA)"
 chk "probe responses captured = server's probe_resp_tx" "$nr" \
 	"$(mrc_stats_delta probe_resp_tx SB SA)"
+# The injected probes are the only packets either end drops for their
+# tags: the transfer's own all carry the QP's.
+chk "injected probes captured = server's rx_drop_bad_tag" "$ninj" \
+	"$(mrc_stats_delta rx_drop_bad_tag SB SA)"
+v=""
+for c in rx_drop_blind_reset qp_reincarnated; do
+	v+="${v:+,}$(mrc_stats_delta "$c" SB SA)"
+done
+chk "server's rx_drop_blind_reset, qp_reincarnated" "$v" "0,0"
+v=""
+for c in rx_drop_bad_tag rx_drop_blind_reset qp_reincarnated; do
+	v+="${v:+,}$(mrc_stats_delta "$c" CB CA)"
+done
+chk "client's rx_drop_bad_tag, rx_drop_blind_reset, qp_reincarnated" \
+	"$v" "0,0,0"
 
 # --- 6. trims, their NACKs and their resends -----------------------------
 
@@ -363,6 +419,112 @@ chk "NACKs 0x01 not naming a trimmed packet's epoch, PSN and value" \
 	"$nbad" 0
 chk "trimmed PSNs ($ndist) resent with their payload, flagged rtx" \
 	"$nres" "$ndist"
+
+# --- 7. incarnation tags ------------------------------------------------
+
+# Every mrc packet carries an ITETH (BTH flag 0x08), and every data
+# packet 40 bytes of mrc headers: the frame is Ethernet 14, IPv4 20,
+# UDP 8, mrc 40, and the payload.
+read -r nun nd dbad < <(awk -F, '
+	$18 != "1" {
+		nun++
+		if (nun <= 3) print "# untagged " $0 > "/dev/stderr"
+	}
+	$4 ~ /^0xc[6-9ab]$/ {
+		nd++
+		if ($1 != 14 + 20 + 8 + 40 + $15) {
+			dbad++
+			if (dbad <= 3) print "# data " $0 > "/dev/stderr"
+		}
+	}
+	END { print nun + 0, nd + 0, dbad + 0 }' "$T/dec.csv" 2>"$T/tags.bad")
+if [ "$nun" = 0 ] && [ "$dbad" = 0 ]; then
+	mrc_pass "tags: all $ndec mrc packets tagged (ITETH), all $nd data" \
+		"packets with 40 bytes of mrc headers"
+else
+	mrc_fail "tags: $nun of $ndec mrc packets untagged, $dbad of $nd" \
+		"data packets not 82 bytes + payload" "$(cat "$T/tags.bad")"
+fi
+
+# On the transfer's QP: the client's data to the server's port, and its
+# probes (not the injected ones); the server's ACKs, SACKs, NACKs and
+# probe responses to the client's port (not the NACK of the stray data
+# packet, sent without state).  One sender tag each way, not 0; the
+# server echoing the client's (a trim NACK sent without state, were a
+# trimmed packet the first of its epoch to arrive, with sender tag 0);
+# the client echoing the server's, but for
+# the data it sent before it took an acknowledgment, which echoes 0:
+# all of it of the first epoch, with the start flag (the client clears
+# it once it took one).
+read -r tc ts nsrv sbad ncli cbad nzero < <(awk -F, -v a="$MRC_IP4_A" \
+	-v b="$MRC_IP4_B" -v p="$PORT" -v r="$rport" -v it="$INJ_TAG" '
+	function zero(t) { return t ~ /^0x0+$/ }
+	$2 == a && $7 == p && $4 ~ /^0xc[6-9ab]$/ {
+		if (e1 == "") e1 = $6
+		cli[++nc] = $0
+		tcs[$19] = 1
+		next
+	}
+	$2 == a && $7 == p && $4 == "0xde" && !($19 == it && zero($20)) {
+		cli[++nc] = $0
+		next
+	}
+	$2 == b && $7 == r && !($4 == "0xdd" && $13 == "0x19") {
+		srv[++ns] = $0
+		if (!($4 == "0xdd" && $13 == "0x01" && zero($19)))
+			tss[$19] = 1
+	}
+	END {
+		for (t in tcs) { ntc++; tc = t }
+		for (t in tss) { nts++; ts = t }
+		if (ntc != 1 || zero(tc)) tc = "?"
+		if (nts != 1 || zero(ts)) ts = "?"
+		for (i = 1; i <= ns; i++) {
+			split(srv[i], f, ",")
+			if ((f[19] != ts && !(f[4] == "0xdd" &&
+			     f[13] == "0x01" && zero(f[19]))) || f[20] != tc) {
+				sbad++
+				if (sbad <= 3)
+					print "# server " srv[i] > "/dev/stderr"
+			}
+		}
+		for (i = 1; i <= nc; i++) {
+			split(cli[i], f, ",")
+			ok = f[19] == tc && f[20] == ts
+			if (zero(f[20]) && f[19] == tc && f[4] != "0xde") {
+				nz++
+				ok = f[6] == e1 && f[21] == "1"
+			}
+			if (!ok) {
+				cbad++
+				if (cbad <= 3)
+					print "# client " cli[i] > "/dev/stderr"
+			}
+		}
+		print tc, ts, ns + 0, sbad + 0, nc + 0, cbad + 0, nz + 0
+	}' "$T/dec.csv" 2>"$T/tags.bad")
+mrc_log "# the transfer's tags: client $tc, server $ts"
+if [ "$tc" != "?" ] && [ "$ts" != "?" ] && [ "$nsrv" -gt 0 ] &&
+   [ "$sbad" = 0 ]; then
+	mrc_pass "tags: all $nsrv of the server's packets on the QP with" \
+		"tag $ts, echoing the client's $tc"
+else
+	mrc_fail "tags: client's '$tc', server's '$ts' (want one each, not" \
+		"0); $sbad of the server's $nsrv packets on the QP not" \
+		"tagged $ts echoing $tc" "$(cat "$T/tags.bad")"
+fi
+if [ "$tc" != "?" ] && [ "$ts" != "?" ] && [ "$ncli" -gt 0 ] &&
+   [ "$cbad" = 0 ] && [ "$nzero" -gt 0 ]; then
+	mrc_pass "tags: all $ncli of the client's data and probes on the QP" \
+		"with tag $tc, echoing the server's $ts, but for data sent" \
+		"before it heard from the server, echoing 0 (first epoch," \
+		"start flag): $nzero packet(s)"
+else
+	mrc_fail "tags: $cbad of the client's $ncli packets on the QP not" \
+		"tagged $tc echoing $ts (or 0, in the first epoch with the" \
+		"start flag); $nzero echoing 0 (want some)" \
+		"$(cat "$T/tags.bad")"
+fi
 
 mrc_dmesg_check "the dissector test"
 mrc_exit

@@ -23,16 +23,18 @@
 /* Room data leaves under the limit for the acknowledgment the peer's
  * last packets are owed, if one is, the largest there is (a SACK): the
  * acknowledgment may go after data sent meanwhile.  Every later one is
- * drawn by a packet of at least 32 bytes, which adds 96 to the limit.
+ * drawn by a data packet of at least 40 bytes, which adds 120 to the
+ * limit.
  */
-#define MRC_AMP_ACK_RESERVE	(MRC_BTH_LEN + MRC_SETH_LEN + MRC_CCSTATE_LEN)
+#define MRC_AMP_ACK_RESERVE	(MRC_BTH_LEN + MRC_SETH_LEN + \
+				 MRC_CCSTATE_LEN + MRC_ITETH_LEN)
 
-/* A data packet's UDP payload: its headers (mrc sends no TSETH) and @len
- * bytes of payload.
+/* A data packet's UDP payload: its headers (mrc sends no TSETH, and
+ * always the ITETH) and @len bytes of payload.
  */
 static inline __u32 mrc_data_wire_len(__u32 len)
 {
-	return MRC_DATA_HDR_LEN + len;
+	return MRC_DATA_TAGGED_LEN + len;
 }
 
 /* What the limit leaves, @rx bytes having come from the peer and @tx

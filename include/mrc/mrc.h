@@ -26,6 +26,7 @@
 #include <mrc/config.h>
 #include <mrc/rxwin.h>
 #include <mrc/sack.h>
+#include <mrc/tag.h>
 #include <mrc/spray.h>
 #include <mrc/wire.h>
 
@@ -436,12 +437,17 @@ struct mrc_qp {
 	/* Opened by a packet of the peer's, whose source address may be
 	 * forged, and not yet acknowledging data of ours: what it is sent
 	 * is capped at MRC_AMP_FACTOR times what came from it
-	 * (mrc_qp_amp_room()).  Cleared by its first acknowledgment of
-	 * our data.  (No probe goes through a QP whose peer never
-	 * acknowledged anything: the probe timer reads proven, under the
-	 * peer's lock alone.)
+	 * (mrc_qp_amp_room()).  Cleared by the first packet of its that
+	 * echoes our tag, which only a receiver of ours knows
+	 * (mrc_qp_validated()).  (No probe goes through a QP whose peer
+	 * never acknowledged data: the probe timer reads proven, under
+	 * the peer's lock alone.)
 	 */
 	bool unvalidated;
+	/* Both ends' incarnation tags (include/mrc/tag.h): set under the
+	 * lock; a probe reads them under the peer's lock alone.
+	 */
+	struct mrc_tags tags;
 	bool amp_blocked;	/* data waiting for the cap; counted once */
 	u64 amp_rx;		/* UDP payload bytes from it, unvalidated */
 	u64 amp_tx;		/* ... to it, acknowledgments included */
@@ -712,6 +718,7 @@ void mrc_qp_tx_unreserve(struct mrc_qp *qp, u32 charge);
 bool mrc_qp_tx_wait_over(struct mrc_qp *qp, u32 charge, u32 fails);
 int mrc_qp_send(struct mrc_qp *qp, struct mrc_tx_msg *m);
 void mrc_qp_push(struct mrc_qp *qp, struct sk_buff_head *out);
+void mrc_qp_validated(struct mrc_qp *qp);
 void mrc_qp_flush(struct mrc_qp *qp);
 struct sk_buff *mrc_alloc_skb(unsigned int len);
 void mrc_skb_set_sport(struct sk_buff *skb, u16 sport, u8 tos);

@@ -71,6 +71,9 @@ static const char * const mrc_stat_names[__MRC_STAT_MAX] = {
 	[MRC_STAT_QP_EVICTED]		= "qp_evicted",
 	[MRC_STAT_TX_AMP_LIMITED]	= "tx_amp_limited",
 	[MRC_STAT_RX_DROP_PROTO_MEM]	= "rx_drop_proto_mem",
+	[MRC_STAT_RX_DROP_BAD_TAG]	= "rx_drop_bad_tag",
+	[MRC_STAT_RX_DROP_BLIND_RESET]	= "rx_drop_blind_reset",
+	[MRC_STAT_QP_REINCARNATED]	= "qp_reincarnated",
 };
 
 #endif /* _MRC_STAT_NAMES_H */

@@ -120,9 +120,15 @@ static bool mrc_probe_next(struct mrc_peer *p, struct mrc_probe *pr)
 	pr->family = p->family;
 	pr->qpn = qp->qpn;
 	pr->ev = ev;
+	/* The QP's tags: the peer answers only a probe that has both
+	 * (include/mrc/tag.h), read here without the QP's lock.
+	 */
 	pr->h = (struct mrc_probe_hdr){
 		.dport = qp->rport,
 		.sport = qp->lport,
+		.tagged = 1,
+		.tag = READ_ONCE(qp->tags.local),
+		.tag_echo = READ_ONCE(qp->tags.peer),
 	};
 	return true;
 }
@@ -228,7 +234,7 @@ static void mrc_probe_send(struct mrc_net *mn, struct mrc_peer *p,
 	/* No memory is no drop reason of its own on the sending side:
 	 * tx_errors counts it, as for every packet mrc builds.
 	 */
-	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_PETH_LEN);
+	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_PETH_LEN + MRC_ITETH_LEN);
 	if (!skb) {
 		mrc_stat_inc(mn, MRC_STAT_TX_ERRORS);
 		return;
@@ -314,8 +320,9 @@ enum hrtimer_restart mrc_probe_fire(struct hrtimer *t)
  * @family: AF_INET or AF_INET6
  * @entropy: its UDP source port, the probed value
  *
- * Only a probe between the ports of an open queue pair is answered: a
- * forged one draws nothing, so probes cannot reflect traffic.  The
+ * Only a probe between the ports of an open queue pair, with its tags, is
+ * answered: a forged one draws nothing, so probes cannot reflect
+ * traffic.  The
  * answer goes from the address the probe came to, which is the QP's.
  */
 void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
@@ -323,6 +330,7 @@ void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
 {
 	u16 t0 = (u16)mrc_probe_now_us();
 	struct mrc_probe_hdr h;
+	struct mrc_tags t;
 	struct mrc_ack_hdr a;
 	struct sk_buff *skb;
 	struct mrc_sock *ms;
@@ -333,6 +341,15 @@ void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
 	qp = ms ? mrc_qp_lookup(ms, l, saddr, h.sport) : NULL;
 	if (!qp || READ_ONCE(qp->dead)) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
+		return;
+	}
+	/* Read without the QP's lock: a tag that changes meanwhile drops
+	 * one probe, which the prober's next one makes good.
+	 */
+	t.local = READ_ONCE(qp->tags.local);
+	t.peer = READ_ONCE(qp->tags.peer);
+	if (!mrc_tag_probe(&t, h.tag, h.tag_echo)) {
+		mrc_stat_inc(mn, MRC_STAT_RX_DROP_BAD_TAG);
 		return;
 	}
 	mrc_stat_inc(mn, MRC_STAT_PROBE_RX);
@@ -349,8 +366,12 @@ void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
 		.ts_echo = h.ts,
 		/* Service time: from taking the probe to answering it. */
 		.sack_off = (s16)(u16)((u16)mrc_probe_now_us() - t0),
+		.tagged = 1,
+		.tag = t.local,
+		.tag_echo = t.peer,
 	};
-	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_SETH_LEN + MRC_CCSTATE_LEN);
+	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_SETH_LEN + MRC_CCSTATE_LEN +
+			    MRC_ITETH_LEN);
 	if (!skb) {
 		mrc_stat_inc(mn, MRC_STAT_TX_ERRORS);
 		return;

@@ -191,6 +191,10 @@ static struct mrc_qp *mrc_qp_alloc(struct mrc_sock *ms,
 	hrtimer_init(&qp->ack_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->ack_timer.function = mrc_ack_fire;
 	qp->rx_ackreq = MRC_PSN_MASK;
+	/* This end's tag: what a packet must echo to be taken as the
+	 * peer's (include/mrc/tag.h).
+	 */
+	mrc_tag_init(&qp->tags, get_random_u32());
 	qp->last_tx = jiffies;
 	qp->last_rx = jiffies;
 	/* Nothing read yet: no idle period after a read keeps it

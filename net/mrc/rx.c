@@ -62,11 +62,18 @@ static bool mrc_rx_queue_ack(struct mrc_qp *qp, struct mrc_ack_hdr *a,
 	enum mrc_stat s;
 	int len;
 
-	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_SETH_LEN + MRC_CCSTATE_LEN);
+	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_SETH_LEN + MRC_CCSTATE_LEN +
+			    MRC_ITETH_LEN);
 	if (!skb) {
 		mrc_qp_stat_inc(qp, MRC_STAT_TX_ERRORS);
 		return false;
 	}
+	/* The QP's tags, unless it echoes another (a challenge). */
+	if (!a->tagged) {
+		a->tagged = 1;
+		a->tag_echo = qp->tags.peer;
+	}
+	a->tag = qp->tags.local;
 	len = mrc_put_ack_hdr(skb->data, a);
 	skb_put(skb, len);
 	if (qp->unvalidated)
@@ -210,7 +217,12 @@ static void mrc_rx_refuse(struct mrc_net *mn, const struct mrc_data_hdr *h,
 	if (!__ratelimit(&mn->refuse_rs))
 		return;
 	mrc_nack_of(&a, h, reason, ctx);
-	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_SETH_LEN + MRC_CCSTATE_LEN);
+	/* No tag of ours: the sender's echoed, which only a receiver of
+	 * its packet knows (include/mrc/tag.h).
+	 */
+	a.tagged = 1;
+	a.tag_echo = h->tag;
+	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_NETH_LEN + MRC_ITETH_LEN);
 	if (!skb) {
 		mrc_stat_inc(mn, MRC_STAT_TX_ERRORS);
 		return;
@@ -467,6 +479,68 @@ enum hrtimer_restart mrc_ack_fire(struct hrtimer *t)
 	return HRTIMER_NORESTART;
 }
 
+/* Whether data packet @h may start an incarnation of its direction: it
+ * says it is sent before its sender heard from us (the start flag), and
+ * lies in the epoch's first window, its message no later than its PSN
+ * (each message takes one PSN at least, from 0).  Nothing else may open
+ * a QP: any other packet to a QP that does not exist is of an
+ * incarnation that ended here (or never began), and allocating for it
+ * would let every packet of a flood, of any kind, cost a QP.
+ */
+static bool mrc_rx_may_start(const struct mrc_data_hdr *h)
+{
+	return h->flags & MRC_BTH_START && h->psn < MRC_WINDOW &&
+	       h->msn <= h->psn;
+}
+
+/* What mrc_rx_tags() found of a data packet. */
+enum mrc_rx_tag_action {
+	MRC_RX_TAG_TAKE,	/* the peer's: on to mrc_qp_rx_data() */
+	MRC_RX_TAG_DROP,	/* counted, answered if need be */
+	MRC_RX_TAG_REFUSE,	/* counted: refuse it as if no QP were here */
+};
+
+/* Under the QP's lock: whether data packet @h is its peer's, by its
+ * tags (include/mrc/tag.h).  A proven new incarnation of the peer (a
+ * restarted process that echoes our tag) starts the direction anew:
+ * what it sends next must start an incarnation.  One that would start a
+ * new incarnation unproven, over a live one, is dropped and challenged:
+ * NACK 0x1A to its source, with our tag for it to echo (rate-limited as
+ * refusals are); a blind forger never sees it.  Any other packet not the
+ * peer's is refused as if there were no QP (NACK 0x0B without state),
+ * so that a peer that lost our QP still learns it at once.
+ */
+static enum mrc_rx_tag_action mrc_rx_tags(struct mrc_qp *qp,
+					  const struct mrc_data_hdr *h,
+					  const struct mrc_rx_ctx *ctx,
+					  struct sk_buff_head *out)
+{
+	struct mrc_ack_hdr a;
+
+	switch (mrc_tag_data(&qp->tags, h->tag, h->tag_echo,
+			     mrc_rx_may_start(h))) {
+	case MRC_TAG_OK:
+		return MRC_RX_TAG_TAKE;
+	case MRC_TAG_NEW_PEER:
+		mrc_qp_stat_inc(qp, MRC_STAT_QP_REINCARNATED);
+		mrc_qp_rx_purge(qp);
+		WRITE_ONCE(qp->rx_open, false);
+		return MRC_RX_TAG_TAKE;
+	case MRC_TAG_CHALLENGE:
+		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_BLIND_RESET);
+		if (__ratelimit(&qp->mn->refuse_rs)) {
+			mrc_nack_of(&a, h, MRC_NACK_TAG_CHALLENGE, ctx);
+			a.tagged = 1;
+			a.tag_echo = h->tag;
+			mrc_rx_queue_ack(qp, &a, ctx->entropy, out);
+		}
+		return MRC_RX_TAG_DROP;
+	default:
+		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_BAD_TAG);
+		return MRC_RX_TAG_REFUSE;
+	}
+}
+
 static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 			   struct sk_buff *skb, const struct mrc_rx_ctx *ctx,
 			   struct sk_buff_head *out)
@@ -653,6 +727,13 @@ static void mrc_rx_trimmed(struct mrc_net *mn, struct sk_buff *skb,
 		ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
 		return;
 	}
+	/* A switch cuts the payload, never the headers: no tag, no mrc. */
+	if (!h->tag) {
+		mrc_stat_inc(mn, MRC_STAT_RX_TRIMMED);
+		mrc_stat_inc(mn, MRC_STAT_RX_DROP_BAD_TAG);
+		ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
+		return;
+	}
 	/* Every trimmed packet is counted, whatever becomes of it: what
 	 * the fabric trimmed on its way here.  In the QP's counters too
 	 * when it has one.
@@ -676,6 +757,17 @@ static void mrc_rx_trimmed(struct mrc_net *mn, struct sk_buff *skb,
 		qp = NULL;
 	if (qp) {
 		spin_lock(&qp->lock);
+		/* Only the peer's draws a NACK through the QP: a forged one
+		 * would have its sender pass a value over.
+		 */
+		if (!qp->dead && qp->tags.peer && h->tag != qp->tags.peer) {
+			mrc_qp_stat_inc(qp, MRC_STAT_RX_TRIMMED);
+			mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_BAD_TAG);
+			ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
+			spin_unlock(&qp->lock);
+			mrc_qp_put(qp);
+			return;
+		}
 		if (!qp->dead && qp->rx_open && qp->rx_epoch == h->epoch) {
 			mrc_qp_stat_inc(qp, MRC_STAT_RX_TRIMMED);
 			mrc_rx_send_nack(qp, h, reason, ctx, &qp->xq);
@@ -689,20 +781,6 @@ static void mrc_rx_trimmed(struct mrc_net *mn, struct sk_buff *skb,
 	}
 	mrc_stat_inc(mn, MRC_STAT_RX_TRIMMED);
 	mrc_rx_refuse(mn, h, reason, ctx);
-}
-
-/* Whether data packet @h may start an incarnation of its direction: it
- * says it is sent before its sender heard from us (the start flag), and
- * lies in the epoch's first window, its message no later than its PSN
- * (each message takes one PSN at least, from 0).  Nothing else may open
- * a QP: any other packet to a QP that does not exist is of an
- * incarnation that ended here (or never began), and allocating for it
- * would let every packet of a flood, of any kind, cost a QP.
- */
-static bool mrc_rx_may_start(const struct mrc_data_hdr *h)
-{
-	return h->flags & MRC_BTH_START && h->psn < MRC_WINDOW &&
-	       h->msn <= h->psn;
 }
 
 /* The QP data packet @h from @ctx's source goes to, with a reference,
@@ -742,6 +820,7 @@ static struct mrc_qp *mrc_rx_qp(struct mrc_net *mn, struct mrc_sock *ms,
 static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 			const u8 *p, struct mrc_rx_ctx *ctx)
 {
+	enum mrc_rx_tag_action act;
 	const struct mrc_config *cfg;
 	struct mrc_data_hdr h;
 	struct mrc_sock *ms;
@@ -760,6 +839,15 @@ static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 	max_msg = cfg->max_msg_size;
 	if (!mrc_data_fields_ok(&h, ctx->len, max_msg, false)) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_MALFORMED);
+		ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
+		return;
+	}
+	/* No tag: not from mrc (an MRC 1.0 sender's, or a forger's).  Not
+	 * answered either: every answer is then no larger than the tagged
+	 * packet it answers.
+	 */
+	if (!h.tag) {
+		mrc_stat_inc(mn, MRC_STAT_RX_DROP_BAD_TAG);
 		ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
 		return;
 	}
@@ -808,7 +896,14 @@ static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 	if (qp->dead) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
 		ctx->drop = SKB_DROP_REASON_NO_SOCKET;
+		act = MRC_RX_TAG_DROP;
 	} else {
+		act = mrc_rx_tags(qp, &h, ctx, &qp->xq);
+	}
+	if (act == MRC_RX_TAG_TAKE) {
+		/* Our tag echoed: the peer received a packet of ours. */
+		if (qp->unvalidated && h.tag_echo == qp->tags.local)
+			mrc_qp_validated(qp);
 		if (qp->unvalidated)
 			qp->amp_rx += ctx->wire;
 		mrc_qp_rx_data(qp, &h, skb, ctx, &qp->xq);
@@ -817,10 +912,14 @@ static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 		 */
 		if (qp->amp_blocked)
 			mrc_qp_push(qp, &qp->xq);
+	} else if (!qp->dead) {
+		ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
 	}
 	spin_unlock(&qp->lock);
 	mrc_qp_flush(qp);
 	mrc_qp_put(qp);
+	if (act == MRC_RX_TAG_REFUSE)
+		mrc_rx_refuse(mn, &h, MRC_NACK_PSN_OOW, ctx);
 }
 
 static void mrc_rx_ack(struct mrc_net *mn, const u8 *p, struct mrc_rx_ctx *ctx)
@@ -842,9 +941,19 @@ static void mrc_rx_ack(struct mrc_net *mn, const u8 *p, struct mrc_rx_ctx *ctx)
 	if (qp->dead) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
 		ctx->drop = SKB_DROP_REASON_NO_SOCKET;
+	} else if (mrc_tag_ack(&qp->tags, h.tag, h.tag_echo,
+			       h.opcode == MRC_OP_NACK &&
+			       h.reason == MRC_NACK_TAG_CHALLENGE) !=
+		   MRC_TAG_OK) {
+		/* Not an answer to a packet of ours (include/mrc/tag.h). */
+		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_BAD_TAG);
+		ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
 	} else {
+		/* It echoes our tag: its sender received a packet of ours
+		 * (a refusal's too: the address receives).
+		 */
 		if (qp->unvalidated)
-			qp->amp_rx += ctx->wire;
+			mrc_qp_validated(qp);
 		mrc_qp_rx_ack(qp, &h, &qp->xq);
 	}
 	spin_unlock(&qp->lock);
@@ -857,8 +966,8 @@ static void mrc_rx_ack(struct mrc_net *mn, const u8 *p, struct mrc_rx_ctx *ctx)
  * @family: AF_INET or AF_INET6, the UDP/4791 socket's
  * @l: where the quoted packet came from, and its link
  * @daddr: where the quoted packet went (IPv4 as v4-mapped)
- * @p: its mrc headers, MRC_DATA_HDR_LEN bytes at least, checked by
- *	mrc_hdr_len() to be a data packet's
+ * @p: its mrc headers, all of them, checked by mrc_hdr_len() to be a
+ *	data packet's
  * @entropy: its UDP source port
  * @kind: what the error says
  * @mtu: the next hop's MTU a "too big" error gives (0 if none)
@@ -885,7 +994,10 @@ void mrc_rx_icmp(struct mrc_net *mn, int family, const struct mrc_local *l,
 	}
 
 	spin_lock(&qp->lock);
-	if (qp->dead)
+	/* A packet of ours carries our tag: an error quoting another is
+	 * forged (or of an earlier QP), and changes nothing.
+	 */
+	if (qp->dead || h.tag != qp->tags.local)
 		mrc_stat_inc(mn, MRC_STAT_ICMP_IGNORED);
 	else
 		mrc_qp_icmp(qp, &h, entropy, kind, mtu, &qp->xq);

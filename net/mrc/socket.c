@@ -61,7 +61,7 @@ static int mrc_icmp_kind(int family, const struct sk_buff *skb)
 static void mrc_udp_err(struct sock *sk, struct sk_buff *skb,
 			unsigned int udp_offset)
 {
-	u8 buf[MRC_DATA_HDR_LEN + MRC_TSETH_LEN + MRC_IMM_LEN];
+	u8 buf[MRC_DATA_TAGGED_LEN + MRC_TSETH_LEN + MRC_IMM_LEN];
 	unsigned int off = udp_offset + sizeof(struct udphdr);
 	int family = sk->sk_family, kind, hlen;
 	u32 mtu = 0;

@@ -399,7 +399,8 @@ static struct sk_buff *mrc_build_data(struct mrc_qp *qp,
 		/* Until the peer acknowledges some of the epoch, it may not
 		 * know it: only such packets may start it there.
 		 */
-		.flags = flags | (qp->tx_synced ? 0 : MRC_BTH_START),
+		.flags = flags | MRC_BTH_TAGGED |
+			 (qp->tx_synced ? 0 : MRC_BTH_START),
 		.dport = qp->rport,
 		.psn = psn,
 		.msn = e->msg->msn,
@@ -407,6 +408,8 @@ static struct sk_buff *mrc_build_data(struct mrc_qp *qp,
 		.sport = qp->lport,
 		.epoch = qp->tx_epoch,
 		.msg_len = e->msg->len,
+		.tag = qp->tags.local,
+		.tag_echo = qp->tags.peer,
 	};
 	const u8 *payload = (const u8 *)e->msg->buf + e->off;
 	struct sk_buff *skb;
@@ -414,12 +417,12 @@ static struct sk_buff *mrc_build_data(struct mrc_qp *qp,
 	int hlen;
 
 	/* No TSETH: RTT comes from the sender's own send times, and every
-	 * data packet keeps the 60 bytes from IPv4 header to payload.
+	 * data packet keeps the 68 bytes from IPv4 header to payload.
 	 */
 	zc = e->msg->area &&
 	     DIV_ROUND_UP(offset_in_page(payload) + e->len, PAGE_SIZE) <=
 	     MAX_SKB_FRAGS;
-	skb = mrc_alloc_skb(MRC_DATA_HDR_LEN + (zc ? 0 : e->len));
+	skb = mrc_alloc_skb(MRC_DATA_TAGGED_LEN + (zc ? 0 : e->len));
 	if (!skb)
 		return NULL;
 	hlen = mrc_put_data_hdr(skb->data, &h);
@@ -431,6 +434,21 @@ static struct sk_buff *mrc_build_data(struct mrc_qp *qp,
 		skb_put_data(skb, payload, e->len);
 	mrc_skb_set_sport(skb, e->ev, tos);
 	return skb;
+}
+
+/**
+ * mrc_qp_validated() - the peer proved it receives at its address
+ * @qp: the queue pair, locked
+ *
+ * It acknowledged data of ours, or echoed our tag: what is sent to it is
+ * no longer capped (MRC_AMP_FACTOR), and the QP no longer waits for the
+ * cap: a timer run that raced with this would otherwise take it for a
+ * wait still on.
+ */
+void mrc_qp_validated(struct mrc_qp *qp)
+{
+	WRITE_ONCE(qp->unvalidated, false);
+	qp->amp_blocked = false;
 }
 
 /* Under the QP's lock: whether a data packet of *@len payload bytes may
@@ -525,7 +543,7 @@ static void mrc_qp_route_mtu(struct mrc_qp *qp)
  */
 static u32 mrc_qp_payload_max(struct mrc_qp *qp, const struct mrc_config *c)
 {
-	u32 hdrs = sizeof(struct udphdr) + MRC_DATA_HDR_LEN +
+	u32 hdrs = sizeof(struct udphdr) + MRC_DATA_TAGGED_LEN +
 		   (qp->family == AF_INET6 ? sizeof(struct ipv6hdr) :
 		    sizeof(struct iphdr));
 
@@ -1222,6 +1240,22 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 
 	if (h->opcode == MRC_OP_NACK) {
 		mrc_qp_stat_inc(qp, MRC_STAT_NACK_RX);
+		if (h->reason == MRC_NACK_TAG_CHALLENGE) {
+			struct mrc_tx_pkt *e = mrc_txp(qp, h->psn);
+
+			/* A new incarnation of the peer refused it for want
+			 * of our proof: its tag is ours to echo now
+			 * (mrc_rx_ack() took it), and the packet goes again
+			 * at once, as no congestion lost it.
+			 */
+			if (!(e->flags & (MRC_TXP_SACKED | MRC_TXP_LOST))) {
+				e->flags |= MRC_TXP_LOST;
+				qp->inflight -= e->len;
+				qp->nr_lost++;
+			}
+			mrc_qp_push(qp, out);
+			return;
+		}
 		if (h->reason == MRC_NACK_PSN_OOW) {
 			/* The peer has no state for this epoch: it restarted,
 			 * and what is in flight can never be acknowledged.
@@ -1328,11 +1362,7 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 			if (READ_ONCE(qp->peer->spray.nr_bad))
 				mrc_probe_arm(qp->mn);
 		}
-		WRITE_ONCE(qp->unvalidated, false);
-		/* Nor waiting for the cap: a timer run that raced with
-		 * this would otherwise take it for a wait still on.
-		 */
-		qp->amp_blocked = false;
+		mrc_qp_validated(qp);
 		qp->peer_starved = false;
 		qp->feedback = true;
 		if (mrc_psn_sdiff(qp->high_sacked, cum_next) < 0)
@@ -1374,8 +1404,7 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		/* It acknowledged data of ours, which only a receiver at
 		 * its address could: no longer capped.
 		 */
-		WRITE_ONCE(qp->unvalidated, false);
-		qp->amp_blocked = false;
+		mrc_qp_validated(qp);
 	}
 	if (acked)
 		mrc_cc_on_ack(qp, &cfg, acked, rtt_us,

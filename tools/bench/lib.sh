@@ -19,8 +19,9 @@ NETSAMPLE=${NETSAMPLE:-$BENCH_TOP/tools/bench/netsample}
 # The fabric: 4 spines of 50 Mbit/s (tc counts the Ethernet header).
 BENCH_FABRIC_MBPS=200
 # Bytes of a full-size mrc data packet that are not payload, as h2's
-# rx_bytes counts them: Ethernet 14, IPv4 20, UDP 8, BTH+METH+RETH 32.
-BENCH_HDR=74
+# rx_bytes counts them: Ethernet 14, IPv4 20, UDP 8, BTH+METH+RETH 32,
+# ITETH 8 (the incarnation tags mrc adds to every packet).
+BENCH_HDR=82
 # Buffers for several 1 MiB messages at each end (tools/demo-vm.sh).
 BENCH_BUFS=(--rcvbuf 16M --sndbuf 16M)
 

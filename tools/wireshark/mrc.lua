@@ -27,7 +27,7 @@ local NACK_REASON = {
 	[0x01] = "trimmed", [0x02] = "trimmed on the last hop",
 	[0x06] = "no bitmap", [0x07] = "no packet buffer",
 	[0x0A] = "no resource", [0x0B] = "PSN out of window",
-	[0x19] = "unexpected",
+	[0x19] = "unexpected", [0x1A] = "tag challenge",
 }
 
 local MARK = {
@@ -69,6 +69,8 @@ local F_rtx = add("rtx", ProtoField.bool("mrc.flags.rtx",
 	"Retransmission", 8, nil, 0x20))
 local F_tseth = add("tseth", ProtoField.bool("mrc.flags.tseth",
 	"TSETH present", 8, nil, 0x10))
+local F_tagged = add("tagged", ProtoField.bool("mrc.flags.tagged",
+	"Tagged (ITETH present)", 8, nil, 0x08))
 local F_psn = add("psn", ProtoField.uint24("mrc.psn", "PSN", base.DEC))
 
 -- data: METH, TSETH, RETH, payload
@@ -158,6 +160,12 @@ local F_pflags = add("probe_flags", ProtoField.uint16("mrc.probe_flags",
 local F_reserved = add("reserved", ProtoField.bytes("mrc.reserved",
 	"Reserved"))
 
+-- ITETH (incarnation tags, mrc's own: BTH flag 0x08)
+local F_tag = add("iteth_tag", ProtoField.uint32("mrc.iteth.tag",
+	"Sender tag", base.HEX))
+local F_echo = add("iteth_echo", ProtoField.uint32("mrc.iteth.echo",
+	"Echoed tag", base.HEX))
+
 local E_short = ProtoExpert.new("mrc.short", "Shorter than its headers",
 	expert.group.MALFORMED, expert.severity.ERROR)
 local E_version = ProtoExpert.new("mrc.bad_version",
@@ -169,9 +177,15 @@ local E_opcode = ProtoExpert.new("mrc.bad_opcode",
 local E_trailing = ProtoExpert.new("mrc.trailing",
 	"Bytes after the headers of a control packet",
 	expert.group.MALFORMED, expert.severity.WARN)
-mrc.experts = { E_short, E_version, E_opcode, E_trailing }
+local E_untagged = ProtoExpert.new("mrc.untagged",
+	"No ITETH (BTH flag 0x08 clear): no mrc queue pair takes it",
+	expert.group.PROTOCOL, expert.severity.NOTE)
+mrc.experts = { E_short, E_version, E_opcode, E_trailing, E_untagged }
 
 local BTH_LEN, METH_LEN, TSETH_LEN, RETH_LEN = 12, 4, 4, 16
+local ITETH_LEN = 8
+local TAGGED = 0x08
+-- After the BTH, without the ITETH.
 local CTL_LEN = { [0xD1] = 4, [0xDC] = 36, [0xDD] = 20, [0xDE] = 16 }
 
 local function is_data(op)
@@ -198,8 +212,23 @@ local function bth(tree, tvb)
 	fl:add(F_start, tvb(8, 1))
 	fl:add(F_rtx, tvb(8, 1))
 	fl:add(F_tseth, tvb(8, 1))
+	fl:add(F_tagged, tvb(8, 1))
 	t:add(F_psn, tvb(9, 3))
 	return t
+end
+
+local function iteth_len(tvb)
+	return bit.band(tvb(8, 1):uint(), TAGGED) ~= 0 and ITETH_LEN or 0
+end
+
+-- The ITETH at @off: the sender's tag, then the receiver's, echoed.
+local function iteth(tree, tvb, off)
+	local t = tree:add(mrc, tvb(off, ITETH_LEN),
+		"ITETH (incarnation tags)")
+	t:add(F_tag, tvb(off, 4))
+	t:add(F_echo, tvb(off + 4, 4))
+	return string.format(" tag 0x%08x echo 0x%08x", tvb(off, 4):uint(),
+		tvb(off + 4, 4):uint())
 end
 
 local function data(tree, tvb, pinfo, op)
@@ -207,7 +236,9 @@ local function data(tree, tvb, pinfo, op)
 	local flags = tvb(8, 1):uint()
 	local imm = (op == 0xC9 or op == 0xCB) and 4 or 0
 	local tseth = bit.band(flags, 0x10) ~= 0 and TSETH_LEN or 0
-	local hlen = BTH_LEN + METH_LEN + tseth + RETH_LEN + imm
+	local it = iteth_len(tvb)
+	local hlen = BTH_LEN + METH_LEN + tseth + RETH_LEN + it + imm
+	local tags = ""
 
 	if tvb:len() < hlen then
 		return hlen, 0, ""
@@ -227,7 +258,13 @@ local function data(tree, tvb, pinfo, op)
 	r:add(F_sport, tvb(off + 8, 2))
 	r:add(F_epoch, tvb(off + 10, 2))
 	r:add(F_msglen, tvb(off + 12, 4))
+	local reth = off
 	off = off + RETH_LEN
+	-- The ITETH comes before any immediate data.
+	if it > 0 then
+		tags = iteth(tree, tvb, off)
+		off = off + ITETH_LEN
+	end
 	if imm > 0 then
 		tree:add(F_imm, tvb(off, 4))
 		off = off + 4
@@ -237,9 +274,10 @@ local function data(tree, tvb, pinfo, op)
 	if plen > 0 then
 		tree:add(F_payload, tvb(off, plen))
 	end
-	return hlen, tvb(off - imm - 8, 2):uint(),
-		string.format(" msn %d off %s len %d", tvb(BTH_LEN + 2, 2):uint(),
-		tostring(tvb(BTH_LEN + METH_LEN + tseth, 8):uint64()), plen)
+	return hlen, tvb(reth + 8, 2):uint(),
+		string.format(" msn %d off %s len %d%s",
+		tvb(BTH_LEN + 2, 2):uint(), tostring(tvb(reth, 8):uint64()),
+		plen, tags)
 end
 
 local function sacked_list(base, bmp)
@@ -368,7 +406,8 @@ function mrc.dissector(tvb, pinfo, tree)
 			t:add_proto_expert_info(E_opcode)
 			return len
 		end
-		if len < BTH_LEN + clen then
+		local it = iteth_len(tvb)
+		if len < BTH_LEN + clen + it then
 			t:add_proto_expert_info(E_short)
 			return len
 		end
@@ -387,9 +426,16 @@ function mrc.dissector(tvb, pinfo, tree)
 			more = probe(t, tvb, pinfo)
 			sp = tvb(20, 2):uint()
 		end
-		if len > BTH_LEN + clen then
+		-- The ITETH ends a control packet's headers.
+		if it > 0 then
+			more = more .. iteth(t, tvb, BTH_LEN + clen)
+		end
+		if len > BTH_LEN + clen + it then
 			t:add_proto_expert_info(E_trailing)
 		end
+	end
+	if bit.band(tvb(8, 1):uint(), TAGGED) == 0 then
+		t:add_proto_expert_info(E_untagged)
 	end
 	pinfo.cols.info = string.format("%s %d -> %d psn %d%s", name, sp,
 		tvb(5, 3):uint(), tvb(9, 3):uint(), more)

@@ -373,6 +373,22 @@ enum mrc_stat {
 					 * hard limit, or under pressure for
 					 * a message not next in order
 					 */
+	MRC_STAT_RX_DROP_BAD_TAG,	/* packets to a queue pair whose
+					 * incarnation tags were not its own
+					 * (an acknowledgment not echoing its
+					 * tag, data not from its peer's):
+					 * forged, or of an incarnation gone
+					 */
+	MRC_STAT_RX_DROP_BLIND_RESET,	/* data that would start a new
+					 * incarnation of the peer, with a tag
+					 * of its own and not echoing the
+					 * queue pair's: challenged (NACK
+					 * 0x1A), taken only once echoed
+					 */
+	MRC_STAT_QP_REINCARNATED,	/* new incarnations of a peer taken,
+					 * proven by the echo of the queue
+					 * pair's tag: a restarted peer
+					 */
 
 	__MRC_STAT_MAX,
 };
