@@ -230,12 +230,29 @@ struct mrc_peer {
  * window, is in include/mrc/rxwin.h.
  */
 /* Queue pairs one socket, and one namespace, may have: a flood of
- * forged sources cannot allocate without end.
+ * forged sources cannot allocate without end.  The socket's limit is
+ * net.mrc.max_qps (this by default; MRC_MIN_QPS_PER_SOCK at least).
  */
 #define MRC_MAX_QPS_PER_SOCK	1024
-/* Of them, those unread messages may keep (struct mrc_rx_msg's amp_qp). */
-#define MRC_AMP_PINNED_MAX	(MRC_MAX_QPS_PER_SOCK / 4)
+#define MRC_MIN_QPS_PER_SOCK	16
 #define MRC_MAX_QPS_PER_NET	16384
+
+extern int sysctl_mrc_max_qps;
+
+/* net.mrc.max_qps: the queue pairs a socket may have. */
+static inline u32 mrc_max_qps(void)
+{
+	return READ_ONCE(sysctl_mrc_max_qps);
+}
+
+/* Of a socket's queue pairs, those its unread messages may keep from
+ * eviction (struct mrc_rx_msg's amp_qp): a quarter.
+ */
+static inline u32 mrc_amp_pinned_max(void)
+{
+	return mrc_max_qps() / 4;
+}
+
 /* Queue pairs the packets of one source may open in a namespace (the
  * remote mrc port is as free to choose as a UDP port): one source cannot
  * take a socket's whole table.  A source is an IPv4 address or an IPv6
@@ -557,7 +574,7 @@ struct mrc_sock {
 	atomic_t rx_over_wanted;	/* a message was refused it */
 	atomic_t rx_starved;	/* some QP owes a window update */
 	/* Unread messages holding a QP not validated (mrc_rx_msg.amp_qp),
-	 * at most MRC_AMP_PINNED_MAX: a forger's empty messages could
+	 * at most mrc_amp_pinned_max(): a forger's empty messages could
 	 * otherwise keep every QP of a full table from eviction.
 	 */
 	atomic_t amp_pinned;

@@ -272,7 +272,7 @@ static void mrc_qp_finish(struct mrc_qp *qp)
  * its socket holds a message of its peer's unread, or read one within
  * an idle period.  The answer must go through this QP, under its cap
  * (MRC_AMP_FACTOR), not through a new one, which would have none.  The
- * socket's receive buffer and MRC_AMP_PINNED_MAX bound how many such
+ * socket's receive buffer and mrc_amp_pinned_max() bound how many such
  * QPs there are.
  */
 static bool mrc_qp_amp_pinned(struct mrc_qp *qp)
@@ -290,7 +290,7 @@ static bool mrc_qp_amp_pinned(struct mrc_qp *qp)
 }
 
 /* Whether a QP not validated holds a message of its peer unread, which
- * MRC_AMP_PINNED_MAX bounds for the socket.
+ * mrc_amp_pinned_max() bounds for the socket.
  */
 static bool mrc_qp_amp_unread(struct mrc_qp *qp)
 {
@@ -312,7 +312,7 @@ static bool mrc_qp_amp_unread(struct mrc_qp *qp)
  * as for the reaper (mrc_qp_idle()), one a sender waits for room on,
  * or one whose peer's message waits unread (mrc_qp_amp_unread()): a
  * reply would go through a new QP, without its cap.  The socket's
- * buffers and MRC_AMP_PINNED_MAX bound how many those are.  But not
+ * buffers and mrc_amp_pinned_max() bound how many those are.  But not
  * for the idle period after a read that the reaper waits (unbounded:
  * forged senders of whole messages to a server that reads them and
  * never answers would keep a full table from every new peer); such a
@@ -416,7 +416,7 @@ static struct mrc_qp *mrc_qp_evict_one(struct mrc_sock *ms)
  */
 bool mrc_qp_table_full(struct mrc_sock *ms)
 {
-	return READ_ONCE(ms->nr_qps) >= MRC_MAX_QPS_PER_SOCK ||
+	return READ_ONCE(ms->nr_qps) >= mrc_max_qps() ||
 	       atomic_read(&ms->mn->nr_qps) >= MRC_MAX_QPS_PER_NET;
 }
 

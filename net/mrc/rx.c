@@ -400,7 +400,7 @@ static void mrc_rx_complete(struct mrc_qp *qp)
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_MSGS);
 		if (qp->unvalidated &&
 		    atomic_inc_return(&qp->ms->amp_pinned) <=
-		    MRC_AMP_PINNED_MAX) {
+		    mrc_amp_pinned_max()) {
 			refcount_inc(&qp->ref);
 			atomic_inc(&qp->amp_unread);
 			m->amp_qp = qp;

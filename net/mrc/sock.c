@@ -771,6 +771,10 @@ static long sysctl_mrc_mem[3];
  */
 static unsigned long mrc_mem_min = 1;
 static unsigned long mrc_mem_max = LONG_MAX;
+/* net.mrc.max_qps: the queue pairs a socket may have (mrc_max_qps()). */
+int sysctl_mrc_max_qps __read_mostly = MRC_MAX_QPS_PER_SOCK;
+static int mrc_max_qps_min = MRC_MIN_QPS_PER_SOCK;
+static int mrc_max_qps_max = MRC_MAX_QPS_PER_NET;
 
 static long mrc_pages(s64 bytes)
 {
@@ -1427,6 +1431,15 @@ static struct ctl_table mrc_sysctl[] = {
 		.procname	= "mem_used",
 		.mode		= 0444,
 		.proc_handler	= mrc_sysctl_used,
+	},
+	{
+		.procname	= "max_qps",
+		.data		= &sysctl_mrc_max_qps,
+		.maxlen		= sizeof(sysctl_mrc_max_qps),
+		.mode		= 0644,
+		.proc_handler	= proc_dointvec_minmax,
+		.extra1		= &mrc_max_qps_min,
+		.extra2		= &mrc_max_qps_max,
 	},
 	{ }
 };
