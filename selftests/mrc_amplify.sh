@@ -33,7 +33,7 @@
 #      whose messages were read (qp_evicted), none is refused
 #      (rx_drop_qp_limit), and a real client's message then gets in and
 #      is read too.  (A queue pair is kept from eviction while its
-#      peer's message waits unread, which MRC_AMP_PINNED_MAX bounds, not
+#      peer's message waits unread, which mrc_amp_pinned_max() bounds, not
 #      for the idle period after a read: that kept the table full.)  On
 #      the debug kernel the flood outlasts the reaper's idle period, which
 #      makes the room: all read, none refused, none need be evicted.
