@@ -12,14 +12,18 @@
  * of a single CPU, where RCU's grace periods then wait for minutes).
  * Each starts as a valid packet of one of six types (data, ACK, SACK,
  * NACK, probe, probe response) built with include/mrc/wire.h, tagged as
- * mrc sends every packet (an ITETH: the sender's incarnation tag and the
- * receiver's echoed, include/mrc/tag.h), and most are then mutated: bits
- * flipped, a field set to a boundary (0, 1, its maximum, one off either
- * side of the live window and of its edges), the length cut short or
- * extended, flag combinations, the opcode swapped for another (so the
- * header length the opcode implies lies about what follows), the
- * transport version set, the ITETH's flag flipped, the packet cut inside
- * it, its tags zeroed, set at random or to a boundary, or swapped.
+ * mrc sends every packet (include/mrc/tag.h): an ITETH, the sender's
+ * incarnation tag and the receiver's echoed; but a probe and its
+ * response, which keep MRC 1.0's sizes: a probe its sender's tag alone
+ * in PETH bytes 0-3, a response both in the SETH's bitmap (bytes 20-27).
+ * Most are then mutated: bits flipped, a field set to a boundary (0, 1,
+ * its maximum, one off either side of the live window and of its edges),
+ * the length cut short or extended, flag combinations, the opcode
+ * swapped for another (so the header length the opcode implies lies
+ * about what follows), the transport version set, the ITETH's flag
+ * flipped (a probe or a response then calls for an ITETH it lacks), the
+ * packet cut inside its tags, its tags zeroed, set at random or to a
+ * boundary, or swapped.
  *
  * The sequence is a function of SEED (printed; default from the clock)
  * and of what the fuzzer learnt of the live queue pairs, tags included,
@@ -44,13 +48,13 @@
  *     window: a forged first packet of a new incarnation over the live
  *     one (issue 13, item 3), which the tags turn into a challenge
  *     (rx_drop_blind_reset).  They never carry the tags that would make
- *     the QP they reach take them (its peer's as sender tag on data, its
- *     own as echo): random tags, learnt ones one bit off, swapped, or none
- *     instead, enforced on the final bytes.  What tags cannot protect is a
- *     QP not there, as the first packet of a new one may carry any tag: so
- *     data to a protected port carries START only to a QP whose far end
- *     has been heard within the last second, its tag known, echoing the
- *     near end's.  Other directions learnt are treated as protected.
+ *     the QP they reach take them (its peer's as sender tag on data or a
+ *     probe, its own as echo): random tags, learnt ones one bit off,
+ *     swapped, or none instead, enforced on the final bytes.  What tags
+ *     cannot protect is a QP not there, as the first packet of a new one
+ *     may carry any tag: so data to a protected port carries START only
+ *     to a QP whose far end has been heard within the last second, its
+ *     tag known, echoing the near end's.  Other directions learnt are treated as protected.
  *     -w waits MS for the first directions first.
  *   - -k PORT: a socket the fuzzer opens incarnations to itself, as a
  *     peer would (its own source ports, epochs and sender tag each time,
@@ -477,7 +481,10 @@ struct pkt {
 	__u8 b[MAX_PKT];
 	unsigned int len;
 	unsigned int hlen;	/* headers of the valid packet */
-	unsigned int iteth;	/* where its ITETH is (all have one) */
+	/* Where its tags are: its ITETH; a probe's PETH bytes 0-3 (its
+	 * sender's alone), a probe response's SETH bytes 20-27.
+	 */
+	unsigned int tags;
 	enum ptype type;
 	enum target g;
 	__u32 live_psn;		/* the live window's point, for boundaries */
@@ -547,7 +554,7 @@ static void sink_data(struct pkt *k)
 	h.tag = sink.tag;
 	h.tag_echo = sink.theirs[sink.sport - SINK_BASE];
 	k->hlen = mrc_put_data_hdr(k->b, &h);
-	k->iteth = k->hlen - MRC_ITETH_LEN;
+	k->tags = k->hlen - MRC_ITETH_LEN;
 	for (i = 0; i < n; i++)
 		k->b[k->hlen + i] = (__u8)(sink.psn + i);
 	k->len = k->hlen + n;
@@ -782,10 +789,11 @@ static void build(struct pkt *k, enum ptype t, const struct dir *d,
 		break;
 	}
 	case T_PROBE: {
+		/* Its sender's tag alone: the echo drawn goes unused. */
 		struct mrc_probe_hdr h = {
 			.dport = dport, .sport = sport,
 			.id = (__u16)below(64), .ts = (__u16)rnd(),
-			.tagged = 1, .tag = tag, .tag_echo = echo,
+			.tag = tag,
 		};
 
 		k->hlen = mrc_put_probe_hdr(k->b, &h);
@@ -812,8 +820,11 @@ static void build(struct pkt *k, enum ptype t, const struct dir *d,
 		break;
 	}
 	}
-	/* Every type has it last of its headers, mrc sending no IMM. */
-	k->iteth = k->hlen - MRC_ITETH_LEN;
+	/* Every type with an ITETH has it last of its headers, mrc
+	 * sending no IMM; a probe and its response have none.
+	 */
+	k->tags = t == T_PROBE ? MRC_BTH_LEN :
+		  t == T_PRESP ? MRC_BTH_LEN + 20 : k->hlen - MRC_ITETH_LEN;
 }
 
 /* A value at one of its field's boundaries, for @bits wide. */
@@ -860,7 +871,8 @@ static void mutate_field(struct pkt *k)
 		{ 22, 2 }, { 25, 3 }, { 28, 1 }, { 30, 2 },
 	};
 	static const __u8 peth_f[][2] = {
-		{ 5, 3 }, { 9, 3 }, { 16, 2 }, { 20, 2 }, { 22, 2 }, { 24, 2 },
+		{ 5, 3 }, { 9, 3 }, { 12, 4 }, { 16, 2 }, { 20, 2 }, { 22, 2 },
+		{ 24, 2 },
 	};
 #define FIELDS(a)	{ a, sizeof(a) / sizeof(a[0]) }
 	/* A SACK's and a probe response's layout is the SETH's. */
@@ -889,28 +901,35 @@ static void mutate_field(struct pkt *k)
 				       mrc_get_be16(k->b + at)));
 }
 
-/* Mutate the packet's ITETH (where the valid packet has it): its flag,
- * the packet cut inside it, its tags.
+/* Mutate the packet's tags (where the valid packet has them): the ITETH's
+ * flag, the packet cut inside them, the tags.  A probe has one, its
+ * sender's.
  */
-static void mutate_iteth(struct pkt *k)
+static void mutate_tags(struct pkt *k)
 {
-	__u8 *it = k->b + k->iteth;
-	__u32 tag, echo;
+	unsigned int tlen = k->type == T_PROBE ? 4 : MRC_ITETH_LEN;
+	__u8 *it = k->b + k->tags;
+	__u32 tag, echo = 0;
 
 	if (k->len <= 8)
 		return;
-	if (k->iteth + MRC_ITETH_LEN > k->len || !below(5)) {
+	if (k->tags + tlen > k->len || !below(5)) {
 		/* Flagged or not: 8 bytes more or less. */
 		k->b[8] ^= MRC_BTH_TAGGED;
 		return;
 	}
-	mrc_get_iteth(it, &tag, &echo);
+	tag = mrc_get_be32(it);
+	if (tlen == MRC_ITETH_LEN)
+		echo = mrc_get_be32(it + 4);
 	switch (below(5)) {
-	case 0:	/* cut inside it */
-		k->len = k->iteth + below(MRC_ITETH_LEN);
+	case 0:	/* cut inside them */
+		k->len = k->tags + below(tlen);
 		return;
-	case 1:	/* the wrong way round */
-		mrc_put_iteth(it, echo, tag);
+	case 1:	/* the wrong way round; a probe's one bit off */
+		if (tlen == MRC_ITETH_LEN)
+			mrc_put_iteth(it, echo, tag);
+		else
+			mrc_put_be32(it, tag ^ 1u << below(32));
 		return;
 	case 2:	/* one of them at a boundary, or random */
 		if (below(2))
@@ -929,7 +948,9 @@ static void mutate_iteth(struct pkt *k)
 		echo = tag ? (__u32)rnd() : 0;
 		break;
 	}
-	mrc_put_iteth(it, tag, echo);
+	mrc_put_be32(it, tag);
+	if (tlen == MRC_ITETH_LEN)
+		mrc_put_be32(it + 4, echo);
 }
 
 /* Mutate the packet in 1 to 3 ways, or leave it valid (0). */
@@ -1000,7 +1021,7 @@ static int mutate(struct pkt *k)
 				k->b[8] ^= MRC_BTH_TSETH;
 			break;
 		default:
-			mutate_iteth(k);
+			mutate_tags(k);
 			break;
 		}
 	}
@@ -1047,17 +1068,21 @@ static __u32 tag_away(__u32 v, const __u32 *t, unsigned int n)
  * there has the far tags, the end here the near ones (include/mrc/
  * tag.h), each as its end sent it and as the other echoed it.  It must
  * not carry a near tag as data's own (the QP's peer's: taken; a
- * challenge to it would echo it here, taken too), nor echo a far one
+ * challenge to it would echo it here, taken too) or a probe's (answered,
+ * to the near end, which would take the answer), nor echo a far one
  * (the QP's own: an acknowledgment taken, data taken as a proven new
- * incarnation of the peer).  And data to a protected port carries START
- * only if its QP is there, proven within LIVE_S: a new QP takes the tags
- * of its first packet, whatever they are.  Returns 1 if the packet was
- * changed.
+ * incarnation of the peer).  The tags are read where rx.c reads them:
+ * an ITETH if flagged; a probe's PETH bytes 0-3, whatever its flags; a
+ * probe response's SETH bytes 20-27 if it has no ITETH.  And data to a
+ * protected port carries START only if its QP is there, proven within
+ * LIVE_S: a new QP takes the tags of its first packet, whatever they
+ * are.  Returns 1 if the packet was changed.
  */
 static int protect(struct pkt *k, double now)
 {
-	int hlen = mrc_hdr_check(k->b, k->len), data, fixed = 0, there = 0;
+	int hlen = mrc_hdr_check(k->b, k->len), data, probe, fixed = 0;
 	__u32 near[3 * MAX_DIRS], far[3 * MAX_DIRS], tag, echo;
+	int there = 0;
 	unsigned int nn = 0, nf = 0, i;
 	__u8 *it = NULL;
 	__u16 s, d;
@@ -1065,6 +1090,7 @@ static int protect(struct pkt *k, double now)
 	if (hlen < 0)
 		return 0;
 	data = mrc_is_data_opcode(k->b[0]);
+	probe = k->b[0] == MRC_OP_PROBE;
 	if (k->b[8] & MRC_BTH_TAGGED)
 		it = k->b + hlen - MRC_ITETH_LEN;
 	if (data) {
@@ -1080,14 +1106,16 @@ static int protect(struct pkt *k, double now)
 			it = k->b + MRC_BTH_LEN + MRC_METH_LEN +
 			     (h.flags & MRC_BTH_TSETH ? MRC_TSETH_LEN : 0) +
 			     MRC_RETH_LEN;
-	} else if (k->b[0] == MRC_OP_PROBE) {
+	} else if (probe) {
 		struct mrc_probe_hdr h;
 
+		/* Its sender's tag alone, in the PETH: no echo. */
 		mrc_get_probe_hdr(k->b, &h);
 		s = h.sport;
 		d = h.dport;
 		tag = h.tag;
-		echo = h.tag_echo;
+		echo = 0;
+		it = k->b + MRC_BTH_LEN;
 	} else {
 		struct mrc_ack_hdr a;
 
@@ -1096,6 +1124,9 @@ static int protect(struct pkt *k, double now)
 		d = a.dport;
 		tag = a.tag;
 		echo = a.tag_echo;
+		/* A probe's answer without an ITETH: in the bitmap's place. */
+		if (!it && a.tagged)
+			it = k->b + MRC_BTH_LEN + 20;
 	}
 	if (is_victim(s, d))
 		return 0;
@@ -1113,7 +1144,7 @@ static int protect(struct pkt *k, double now)
 		far[nf++] = fwd ? r->view_r : r->view_s;
 		there |= r->proof && now - r->proof < LIVE_S;
 	}
-	if (data && tag_in(tag, near, nn)) {
+	if ((data || probe) && tag_in(tag, near, nn)) {
 		tag = tag_away(tag, near, nn);
 		fixed = 1;
 	}
@@ -1121,7 +1152,9 @@ static int protect(struct pkt *k, double now)
 		echo = tag_away(echo, far, nf);
 		fixed = 1;
 	}
-	if (fixed)
+	if (fixed && probe)
+		mrc_put_be32(it, tag);
+	else if (fixed)
 		mrc_put_iteth(it, tag, echo);
 	if (data && k->b[8] & MRC_BTH_START && !there &&
 	    (port_protected(s) || port_protected(d))) {

@@ -18,23 +18,28 @@
 #      NACK 0x1A (a challenge: it would take a forged tag for the
 #      peer's).  Each dropped and counted (rx_drop_bad_tag), no QP fails.
 #   2. To the server, data that would start a new incarnation of the
-#      client's direction (start flag, PSN 0, a whole message): each
-#      dropped and counted (rx_drop_blind_reset) and challenged; the
-#      challenges, which echo the forged tags, dropped at the client;
-#      none taken (qp_reincarnated 0), nothing delivered of them.
+#      client's direction (start flag, PSN 0, a whole message), in every
+#      epoch (-E): each dropped and counted (rx_drop_blind_reset) and
+#      challenged (one a queue pair per 10 ms); the challenges, which
+#      echo the forged tags, dropped at the client; none taken
+#      (qp_reincarnated 0), nothing delivered of them.
 #   3. To the server, data of the live incarnation (no start flag):
 #      dropped (rx_drop_bad_tag), refused as if there were no QP (NACK
 #      0x0B without state, rate-limited), which the client drops too.
 #   4. Untagged (MRC 1.0) data and acknowledgments: dropped
-#      (rx_drop_bad_tag), unanswered; and a probe with forged tags
-#      draws no answer.
+#      (rx_drop_bad_tag), unanswered; and a probe with a forged tag
+#      (a probe carries its sender's alone, in its PETH: MRC 1.0's 28
+#      bytes) draws no answer.
+#   5. Positive controls: data and ACKs for a PSN long acknowledged,
+#      with the tags read off the wire, are taken (as a duplicate, as a
+#      late ACK), not dropped: the drops above were the tags'.
 #   Through all of it the transfer verifies: every message delivered
 #   once (rx_msgs at the server = the client's messages + 2).
 #
 # The restarted peer, which a challenge lets in, is mrc_sockapi's
 # reincarnate test; the forged acknowledgments swept over every epoch,
 # mrc_transport.sh's section 6.  On the debug kernel, 1,000 packets an
-# attack, not 20,000.
+# attack, not 20,000 (65,535 for item 2's sweep).
 
 . "$(dirname "$0")/lib.sh"
 
@@ -59,9 +64,11 @@ declare -A C0 S0 CB CA SB SA
 
 mrc_client_server
 
-# sniff.py DEV: the first data packet that comes in by DEV, as "SPORT
-# DPORT EPOCH PSN": the sender's and receiver's mrc ports, the epoch of
-# its direction and its PSN (an AF_PACKET socket, 10 s at most).
+# sniff.py DEV: the first data packet that comes in by DEV echoing a tag,
+# as "SPORT DPORT EPOCH PSN TAG ECHO": the sender's and receiver's mrc
+# ports, the epoch of its direction, its PSN, and the tags of both ends
+# (an AF_PACKET socket, 10 s at most).  The tags are for the positive
+# controls alone: what the attacks lack.
 cat >"$T/sniff.py" <<'EOF'
 import socket, struct, sys, time
 
@@ -83,8 +90,11 @@ while time.time() < end:
         continue
     reth = 16 + (4 if m[8] & 0x10 else 0)
     sport, epoch = struct.unpack('!HH', m[reth + 8:reth + 12])
+    tag, echo = struct.unpack('!II', m[reth + 16:reth + 24])
+    if not m[8] & 0x08 or not echo:
+        continue
     print(sport, int.from_bytes(m[5:8], 'big'), epoch,
-          int.from_bytes(m[9:12], 'big'))
+          int.from_bytes(m[9:12], 'big'), tag, echo)
     sys.exit(0)
 sys.exit(1)
 EOF
@@ -164,10 +174,13 @@ ip netns exec "$C" "$MRCPERF" client "$MRC_IP4_B" -p "$PORT" -j \
 cli=$!
 
 # The live queue pair's ports, epoch and a PSN in flight, off the wire.
-read -r lport dport epoch psn < <(sniff "$S" "$MRC_VETH_B") ||
+read -r lport dport epoch psn ctag stag < <(sniff "$S" "$MRC_VETH_B") ||
 	mrc_die "no data packet of the client's seen"
 [ "$dport" = "$PORT" ] || mrc_die "sniffed a packet to port $dport, not $PORT"
 mrc_log "# the client's queue pair: port $lport, epoch $epoch, PSN $psn in flight"
+# Another epoch of the client's direction: a start of it would reset the
+# server's receive side, were it taken.
+epoch2=$((epoch % 65535 + 1))
 mrc_stats_snapshot -n "$C" CB || mrc_die "mrc stats"
 mrc_stats_snapshot -n "$S" SB || mrc_die "mrc stats"
 
@@ -180,12 +193,19 @@ chk_range "1. $((4 * N)) forged acknowledgments for a PSN in flight, dropped at 
 chk_eq "1. no queue pair failed at the client" "$(d C qp_failed)" 0
 next
 
-# 2. Blind resets of the server's receive side, from the client's host.
-inject "$C" "$MRC_IP4_B" -q "$PORT" -s "$lport" -e "$epoch" -c "$N" -R 2 \
-	data
+# 2. Blind resets of the server's receive side, from the client's host:
+# every epoch (on the debug kernel, N of another epoch than the live one).
+if [ "${MRC_DEBUG_KERNEL:-0}" = 1 ]; then
+	NR=$N
+	inject "$C" "$MRC_IP4_B" -q "$PORT" -s "$lport" -e "$epoch2" -c "$N" \
+		-R 2 data
+else
+	NR=65535
+	inject "$C" "$MRC_IP4_B" -q "$PORT" -s "$lport" -E -R 2 data
+fi
 after
-chk_range "2. $N forged starts of a new incarnation, dropped at the server (rx_drop_blind_reset)" \
-	"$(d S rx_drop_blind_reset)" $((N - LOST)) "$N"
+chk_range "2. $NR forged starts of a new incarnation, dropped at the server (rx_drop_blind_reset)" \
+	"$(d S rx_drop_blind_reset)" $((NR - LOST)) "$NR"
 chk_eq "2. none taken (qp_reincarnated)" "$(d S qp_reincarnated)" 0
 chk_range "2. the challenges (NACK 0x1A, rate-limited) dropped at the client (rx_drop_bad_tag)" \
 	"$(d C rx_drop_bad_tag)" 1 "$(d S nack_tx)"
@@ -201,7 +221,7 @@ chk_range "3. their refusals (NACK 0x0B, rate-limited) dropped at the client (rx
 	"$(d C rx_drop_bad_tag)" 1 "$(d S nack_tx)"
 next
 
-# 4. Untagged packets, and a probe with forged tags.
+# 4. Untagged packets, and probes with forged tags (in PETH bytes 0-3).
 inject "$C" "$MRC_IP4_B" -q "$PORT" -s "$lport" -e "$epoch" -c 100 -U \
 	data data-nostart
 after
@@ -219,9 +239,31 @@ chk_eq "4. no queue pair failed at the client" "$(d C qp_failed)" 0
 next
 inject "$C" "$MRC_IP4_B" -q "$PORT" -s "$lport" -c 100 -R 4 probe
 after
-chk_range "4. 100 probes with forged tags dropped at the server (rx_drop_bad_tag)" \
+chk_range "4. 100 probes with a forged tag dropped at the server (rx_drop_bad_tag)" \
 	"$(d S rx_drop_bad_tag)" $((100 - LOST)) 100
 chk_eq "4. ... unanswered (probe_resp_tx)" "$(d S probe_resp_tx)" 0
+
+# 5. Positive controls: the same packets with the live queue pair's tags
+# (off the wire: what a blind attacker lacks) are taken, each for what
+# it is, a PSN long acknowledged: data as a duplicate, a cumulative ACK
+# as a late one.  The drops above were the tags', and nothing else's.
+next
+inject "$C" "$MRC_IP4_B" -q "$PORT" -s "$lport" -e "$epoch" -n 0 -m 0 \
+	-t "$ctag" -T "$stag" -c 100 data-nostart
+after
+chk_eq "5. control: 100 data packets with the client's tag, not dropped for tags" \
+	"$(d S rx_drop_bad_tag)" 0
+chk_range "5. control: ... taken as duplicates (rx_dup_packets)" \
+	"$(d S rx_dup_packets)" $((100 - LOST)) 100000
+next
+inject "$S" "$MRC_IP4_A" -q "$lport" -s "$PORT" -e "$epoch" -n 0 \
+	-t "$stag" -T "$ctag" -c 100 ack-forged
+after
+chk_eq "5. control: 100 ACKs with the server's tags, not dropped for tags" \
+	"$(d C rx_drop_bad_tag)" 0
+chk_range "5. control: ... taken (ack_rx)" \
+	"$(d C ack_rx)" $((100 - LOST)) 100000
+chk_eq "5. control: no queue pair failed at the client" "$(d C qp_failed)" 0
 
 # The transfer ends and verifies: every message delivered once.
 if kill -0 "$cli" 2>/dev/null; then

@@ -22,8 +22,9 @@
  * from the start of the UDP payload).  The BTH's destination QP is DQPN
  * (the receiving socket's mrc port; default 0x11, where nothing is bound),
  * its PSN the kind's unless -n is given, its RETH offset the kind's unless
- * -o is.  -s, -e and -m default to 7000, 0x1234 and the kind's MSN.  Probes carry a PETH: probe number 7, the
- * ports SPORT and DQPN, timestamp 0x1234.
+ * -o is.  -s, -e and -m default to 7000, 0x1234 and the kind's MSN.
+ * Probes carry a PETH: the sender's tag (see below), probe number 7,
+ * the ports SPORT and DQPN, timestamp 0x1234.
  *
  * The forged acknowledgments (ack-forged, nack-oow, nack-refused) are
  * well formed: the BTH's destination QP is DQPN (the data sender's mrc
@@ -32,13 +33,16 @@
  * epoch, 1 to 65535, COUNT times: a blind attacker's sweep.
  *
  * Incarnation tags (include/mrc/tag.h): every packet of an mrc opcode
- * at least a BTH long (not raw: ones) carries an ITETH, BTH flag 0x08,
- * 8 bytes more than MRC 1.0's layout (-l lists the lengths sent, tagged
- * unless -U comes before it): sender tag TAG (-t, default 0x7a670001,
- * the same for every sender port: each opens its own QP), echo ECHO (-T,
- * default 0, the tag of a receiver not known yet).  -R draws both anew
- * for each packet from a generator seeded by SEED: a blind guesser.  -U
- * sends the kinds untagged, as MRC 1.0 lays them out.
+ * at least a BTH long (not raw: ones) but a probe's carries an ITETH,
+ * BTH flag 0x08, 8 bytes more than MRC 1.0's layout (-l lists the
+ * lengths sent, tagged unless -U comes before it): sender tag TAG (-t,
+ * default 0x7a670001, the same for every sender port: each opens its
+ * own QP), echo ECHO (-T, default 0, the tag of a receiver not known
+ * yet).  A probe (the kinds of opcode 0xDE) keeps MRC 1.0's length and
+ * has no ITETH: its PETH, if long enough, carries TAG alone, in bytes
+ * 0-3 (include/mrc/wire.h).  -R draws TAG and ECHO anew for each packet
+ * from a generator seeded by SEED: a blind guesser.  -U sends the kinds
+ * untagged, as MRC 1.0 lays them out (a probe's PETH bytes 0-3 zero).
  *
  * Many forged sources: -P sends each kind from NPORTS sender ports, SPORT
  * to SPORT + NPORTS - 1 (the mrc port of the RETH and the acknowledging
@@ -236,21 +240,27 @@ struct fields {
 	long msn;		/* -1: the kind's */
 	long long offset;	/* -1: the kind's */
 	int untagged;		/* -U */
-	__u32 tag;		/* ITETH: the sender's tag */
+	__u32 tag;		/* ITETH or PETH: the sender's tag */
 	__u32 echo;		/* ... and the receiver's, as it knows it */
 };
 
 /* Whether kind @k carries an ITETH: an mrc opcode's packet at least a
- * BTH long, unless raw or untagged.  Its short forms stay short: 8 more
- * bytes for 8 more of headers.
+ * BTH long, but a probe's, unless raw or untagged.  Its short forms stay
+ * short: 8 more bytes for 8 more of headers.  A probe keeps MRC 1.0's
+ * length whatever it is: its tag is in its PETH (probe_tag()).
  */
 static int tagged(const struct kind *k, const struct fields *f)
 {
 	return !f->untagged && k->verdict[0] != '?' &&
 	       k->len >= MRC_BTH_LEN &&
 	       (mrc_is_data_opcode(k->opcode) || k->opcode == MRC_OP_ACK ||
-		k->opcode == MRC_OP_SACK || k->opcode == MRC_OP_NACK ||
-		k->opcode == MRC_OP_PROBE);
+		k->opcode == MRC_OP_SACK || k->opcode == MRC_OP_NACK);
+}
+
+/* The tag in PETH bytes 0-3 of a probe kind: TAG, 0 untagged. */
+static __u32 probe_tag(const struct fields *f)
+{
+	return f->untagged ? 0 : f->tag;
 }
 
 /* The UDP payload length kind @k is sent with. */
@@ -373,18 +383,17 @@ static void build(const struct kind *k, const struct fields *f, __u8 *p)
 			put_be(reth + MRC_RETH_LEN +
 			       (tag ? MRC_ITETH_LEN : 0), 0xfeedf00d, 4);
 	}
-	/* A probe: PETH with probe number 7, the ports, a timestamp. */
+	/* A probe: PETH with the sender's tag, probe number 7, the
+	 * ports, a timestamp; never an ITETH.
+	 */
 	if (k->opcode == MRC_OP_PROBE && k->len >= MRC_BTH_LEN + MRC_PETH_LEN &&
 	    k->verdict[0] != '?') {
 		hlen += MRC_PETH_LEN;
+		put_be(hdr + MRC_BTH_LEN, probe_tag(f), 4);
 		put_be(hdr + MRC_BTH_LEN + 4, 7, 2);
 		put_be(hdr + MRC_BTH_LEN + 8, f->sport, 2);
 		put_be(hdr + MRC_BTH_LEN + 10, f->dqpn, 2);
 		put_be(hdr + MRC_BTH_LEN + 12, 0x1234, 2);
-		if (tag) {
-			mrc_put_iteth(hdr + hlen, f->tag, f->echo);
-			hlen += MRC_ITETH_LEN;
-		}
 	}
 	put_be(hdr + 9, psn & MRC_PSN_MASK, 3);
 	memcpy(p, hdr, len < hlen ? len : hlen);

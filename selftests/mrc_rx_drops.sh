@@ -25,7 +25,9 @@
 # tags (include/mrc/tag.h): a new incarnation with another tag, not
 # echoing the server's (rx_drop_blind_reset, challenged), data of the
 # live one with another tag, untagged data, an acknowledgment not
-# echoing the server's tag (rx_drop_bad_tag).  Each moves its counter
+# echoing the server's tag, a probe with another tag than the queue
+# pair's peer's (rx_drop_bad_tag), and one with it, answered
+# (total_probe_pkts_rx, probe_resp_tx).  Each moves its counter
 # by exactly the number sent and no other.  And the drops freed
 # in mrc's code carry their reason to the skb:kfree_skb tracepoint.
 #
@@ -68,12 +70,14 @@ CASES=(
 	"bad-opcode-ff 64 rx_drop_bad_opcode"
 	"bad-opcode-roce 64 rx_drop_bad_opcode"
 	# mrc_inject tags every packet of an mrc opcode a BTH long or more
-	# (an 8-byte ITETH: include/mrc/tag.h), its short forms too.
-	"bad-version 36 rx_drop_bad_version"
-	"bad-version-f 36 rx_drop_bad_version"
-	"probe 36 rx_drop_no_qp"
-	"probe-b1-high 36 rx_drop_no_qp"
-	"probe-short 35 rx_drop_short"
+	# (an 8-byte ITETH: include/mrc/tag.h), its short forms too, but
+	# a probe (opcode 0xDE, these five): MRC 1.0's 28 bytes, its tag
+	# in the PETH.
+	"bad-version 28 rx_drop_bad_version"
+	"bad-version-f 28 rx_drop_bad_version"
+	"probe 28 rx_drop_no_qp"
+	"probe-b1-high 28 rx_drop_no_qp"
+	"probe-short 27 rx_drop_short"
 	"ack 24 rx_drop_no_qp"
 	"ack-short 23 rx_drop_short"
 	"sack 56 rx_drop_no_qp"
@@ -194,7 +198,7 @@ done
 
 mrc_log "# bursts"
 "$MRC_INJECT" -c 200 127.0.0.1 probe >/dev/null || mrc_die "mrc_inject burst"
-expect "200 x probe to 127.0.0.1" 200 36 rx_drop_no_qp
+expect "200 x probe to 127.0.0.1" 200 28 rx_drop_no_qp
 "$MRC_INJECT" -c 200 ::1 write-only-1k >/dev/null || mrc_die "mrc_inject burst"
 expect "200 x write-only-1k to ::1, each refused" 200 1064 refused
 "$MRC_INJECT" -c 100 ::1 sack-short >/dev/null || mrc_die "mrc_inject burst"
@@ -252,7 +256,7 @@ expect "probe to port 4792: nothing counted" 0 0 none
 # once, by the IPv4 socket (the IPv6 one is v6only).
 "$MRC_INJECT" ::ffff:127.0.0.1 probe >/dev/null ||
 	mrc_die "mrc_inject ::ffff:127.0.0.1"
-expect "probe to ::ffff:127.0.0.1" 1 36 rx_drop_no_qp
+expect "probe to ::ffff:127.0.0.1" 1 28 rx_drop_no_qp
 
 # Through a device rather than loopback: from a peer netns over veth.
 mrc_log "# from a peer netns over veth"
@@ -272,8 +276,8 @@ if ip link add mrc-v0 type veth peer name mrc-v1 netns "$peer" 2>/dev/null; then
 	read -r mac </sys/class/net/mrc-v0/address
 	ip -n "$peer" neigh replace 10.47.91.1 lladdr "$mac" dev mrc-v1 nud permanent
 	ip -n "$peer" neigh replace fd00:4791::1 lladdr "$mac" dev mrc-v1 nud permanent
-	for case in "probe 36 rx_drop_no_qp" "short5 5 rx_drop_short" \
-		    "bad-version 36 rx_drop_bad_version" \
+	for case in "probe 28 rx_drop_no_qp" "short5 5 rx_drop_short" \
+		    "bad-version 28 rx_drop_bad_version" \
 		    "write-only-1k 1064 rx_drop_no_qp"; do
 		read -r kind len drop <<<"$case"
 		for addr in 10.47.91.1 fd00:4791::1; do
@@ -348,21 +352,26 @@ if mrc_veth_pair "$MRC_IN_NETNS" "$peer"; then
 		inj "$addr" -q "$NOBODY" -s "$sp" data
 		expect_deltas "$addr: data to port $NOBODY, nobody bound" \
 			rx_packets=1 rx_bytes=104 rx_drop_no_qp=1 nack_tx=1
-		# A message, its duplicate, and a probe between the ports of
-		# that queue pair: back to back, so that the queue pair
+		# A message, its duplicate, and two probes between the ports
+		# of that queue pair: back to back, so that the queue pair
 		# cannot close in between (idle for 3 s, as reading the
-		# counters can take on the debug kernel).  The probe does not
-		# echo the queue pair's tag, which mrc_inject cannot know: it
-		# is not answered (a probe with both tags is, in mrc_spray and
-		# mrc_failover).  Nor is one from a port with no queue pair
-		# here (no reflection to a forged source).
+		# counters can take on the debug kernel).  A probe carries
+		# its sender's tag alone, in its PETH (MRC 1.0's 28 bytes):
+		# the first has mrc_inject's tag (-t's default), which the
+		# queue pair learnt from the message as its peer's, so it is
+		# answered (the answer goes to the peer netns); the second,
+		# with another tag, is not (rx_drop_bad_tag).  Nor is one from
+		# a port with no queue pair here (no reflection to a forged
+		# source).
 		inj "$addr" -q "$PORT" -s "$sp" data data probe
-		expect_deltas "$addr: a 64 B message, its duplicate, and a probe with the wrong tags" \
-			rx_packets=3 rx_bytes=244 rx_data_packets=1 rx_msgs=1 \
-			rx_dup_packets=1 rx_drop_bad_tag=1
+		inj "$addr" -q "$PORT" -s "$sp" -t 0x5eed probe
+		expect_deltas "$addr: a 64 B message, its duplicate, a probe with the peer's tag, answered, and one with another, not" \
+			rx_packets=4 rx_bytes=264 rx_data_packets=1 rx_msgs=1 \
+			rx_dup_packets=1 total_probe_pkts_rx=1 probe_resp_tx=1 \
+			rx_drop_bad_tag=1
 		inj "$addr" -q "$PORT" -s 9999 -c 3 probe
 		expect_deltas "$addr: 3 probes for no queue pair, unanswered" \
-			rx_packets=3 rx_bytes=108 rx_drop_no_qp=3
+			rx_packets=3 rx_bytes=84 rx_drop_no_qp=3
 		inj "$addr" -q "$PORT" -s "$sp" -c 3 data-overrun
 		expect_deltas "$addr: 3 x payload past the message length" \
 			rx_packets=3 rx_bytes=312 rx_drop_malformed=3

@@ -159,11 +159,12 @@ every_fifth() {
 	chk "$desc: of them malformed" \
 		"$(mrc_stats_delta rx_drop_malformed B A)" 0
 	# Each data packet (not the receiver's NACKs, whose sums its device
-	# would finish, nor the markers, probes of UDP length 8 + 36): UDP
-	# length, DSCP, ECN, and the checksum tshark computes (1: good).  A
-	# data packet is 8 + 40 + 64 bytes of UDP, 8 + 40 once trimmed.
+	# would finish, nor the markers, probes of UDP length 8 + 28, MRC
+	# 1.0's, with no ITETH): UDP length, DSCP, ECN, and the checksum
+	# tshark computes (1: good).  A data packet is 8 + 40 + 64 bytes of
+	# UDP, 8 + 40 once trimmed.
 	got=$(tshark -r "$T/cap.pcapng" -o udp.check_checksum:TRUE \
-		-Y "(ip.src == 10.0.0.1 || ipv6.src == fd00::1) && udp.length != 44" \
+		-Y "(ip.src == 10.0.0.1 || ipv6.src == fd00::1) && udp.length != 36" \
 		-T fields \
 		-E separator=, -e udp.length -e "$dsf.dscp" -e "$dsf.ecn" \
 		-e udp.checksum.status 2>/dev/null | sort | uniq -c |

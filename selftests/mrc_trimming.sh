@@ -206,7 +206,8 @@ nacks_taken() {
 	if [ "$3" -le "$2" ] && [ "$2" -le $(($3 + $4)) ]; then
 		mrc_pass "$1: NACKs sent $2, taken $3 (+ at most $4 too late)"
 	else
-		mrc_fail "$1: NACKs sent $2, taken $3, $4 acknowledgments too late"
+		mrc_fail "$1: NACKs sent $2, taken $3, $4 acknowledgments too late" \
+			"${5:-}"
 	fi
 }
 nack_taken() {
@@ -542,7 +543,8 @@ check_incast_trim() {
 	chk_eq "incast: the receiver's NACKs, one per trim it took" \
 		"$(mrc_stats_delta nack_tx RB RA)" "$rt"
 	nacks_taken "incast" "$(mrc_stats_delta nack_tx RB RA)" \
-		"$(senders_delta nack_rx)" "$(senders_delta rx_drop_out_of_window)"
+		"$(senders_delta nack_rx)" "$(senders_delta rx_drop_out_of_window)" \
+		"the senders' drops: no QP $(senders_delta rx_drop_no_qp), tags $(senders_delta rx_drop_bad_tag), short $(senders_delta rx_drop_short); their rx_packets $(senders_delta rx_packets), the receiver's tx_packets $(mrc_stats_delta tx_packets RB RA)"
 }
 
 check_incast_ecn() {

@@ -15,10 +15,10 @@
 # probe on the transfer's queue pair (mrc_inject, probe number 7, three
 # copies against the link's loss) and a
 # data packet to a port nothing is bound to.  The injected probe has the
-# QP's addresses and mrc ports but not its incarnation tags (mrc_inject's
-# own, 0x7a670001, echoing 0): a forgery the server must drop.  The
-# capture, on the server's side of the link, then decoded with the
-# dissector, must show:
+# QP's addresses and mrc ports but not the client's incarnation tag (it
+# carries mrc_inject's own, 0x7a670001, in PETH bytes 0-3): a forgery
+# the server must drop.  The capture, on the server's side of the link,
+# then decoded with the dissector, must show:
 #   1. as many mrc packets from the client as the server's rx_packets
 #      counted, and from the server as its tx_packets;
 #   2. the transfer's data PSNs, per epoch, exactly 0..N-1 with N the
@@ -30,13 +30,14 @@
 #   4. the NACK of the stray data packet: reason 0x19, its PSN, its UDP
 #      source port as entropy value; sent without state, so with sender
 #      tag 0, echoing the stray packet's tag;
-#   5. every probe 82 bytes on the wire and every response 102 (the
-#      frame captured, plus the 4-byte FCS a veth does not carry), each
-#      response echoing the number and value of one of the client's own
-#      probes; the injected probes (their tags not the QP's) answered by
-#      none, each counted in the server's rx_drop_bad_tag, and no other
-#      packet there or at the client dropped for its tags
-#      (rx_drop_bad_tag, rx_drop_blind_reset, qp_reincarnated);
+#   5. every probe 74 bytes on the wire and every response 94, MRC 1.0's
+#      sizes (the frame captured, plus the 4-byte FCS a veth does not
+#      carry), neither with BTH flag 0x08; each response echoing the
+#      number and value of one of the client's own probes; the injected
+#      probes (tag 0x7a670001, not the client's) answered by none, each
+#      counted in the server's rx_drop_bad_tag, and no other packet
+#      there or at the client dropped for its tags (rx_drop_bad_tag,
+#      rx_drop_blind_reset, qp_reincarnated);
 #   6. trims: the trimming program (mrc_trim.bpf.o) on the client's
 #      egress cuts every 25th data packet to its headers, codepoint 12.
 #      Each trimmed packet captured (DSCP 12, no payload) is counted in
@@ -45,14 +46,19 @@
 #      the NACK's own UDP source port); each such PSN comes again later
 #      with its payload, flagged a retransmission.  An excerpt of one
 #      trim, its NACK and its resend goes to the log.
-#   7. incarnation tags: every mrc packet captured tagged (BTH flag 0x08,
-#      an ITETH), every data packet with 40 bytes of mrc headers (68 from
-#      the IPv4 header to the payload); on the transfer's QP, one sender
-#      tag for the client's packets and one for the server's; every
-#      ACK, SACK, NACK and probe response of the server echoing the
-#      client's tag; the client's probes and data echoing the server's,
-#      but for data sent before the client heard from the server, which
-#      echoes 0 (all of it in the first epoch, with the start flag).
+#   7. incarnation tags: every mrc packet captured tagged: all but probes
+#      and probe responses with an ITETH (BTH flag 0x08), every data
+#      packet with 40 bytes of mrc headers (68 from the IPv4 header to
+#      the payload); a probe with its sender tag in PETH bytes 0-3 and
+#      a response with its tags in SETH bytes 20-27 (neither with an
+#      ITETH, 74 and 94 bytes on the wire, either end's); on the
+#      transfer's QP, one sender tag for the client's packets and one
+#      for the server's; every ACK, SACK, NACK and probe response of the
+#      server echoing the client's tag; the client's data and probe
+#      responses echoing the server's, but for data sent before the
+#      client heard from the server, which echoes 0 (all of it in the
+#      first epoch, with the start flag); probes, the client's and any
+#      of the server's, with their sender's tag alone.
 
 . "$(dirname "$0")/lib.sh"
 
@@ -71,7 +77,7 @@ PORT=6100
 NMSG=60
 SIZE=65536
 INJ_PSN=4242
-INJ_TAG=0x7a670001	# mrc_inject's sender tag; it echoes 0
+INJ_TAG=0x7a670001	# mrc_inject's sender tag, a probe's only one
 
 mrc_client_server
 mrc_netem "$C" "$MRC_VETH_A" loss 2% rate 20mbit ||
@@ -128,8 +134,8 @@ for ((i = 0; i < 100; i++)); do
 done
 [ -n "$rport" ] || mrc_die "no queue pair at the server"
 # Three times: the client's egress loses 2 % of what it sends, and one
-# copy is all the checks need.  Its tags are mrc_inject's, not the QP's:
-# the server must drop it unanswered.
+# copy is all the checks need.  Its tag is mrc_inject's, not the
+# client's: the server must drop it unanswered.
 ip netns exec "$C" "$MRC_INJECT" -c 3 -q "$PORT" -s "$rport" "$MRC_IP4_B" \
 	probe >/dev/null || mrc_die "mrc_inject probe failed"
 ip netns exec "$C" "$MRC_INJECT" -n "$INJ_PSN" "$MRC_IP4_B" data \
@@ -267,16 +273,16 @@ fi
 # --- 5. probes and their responses ---------------------------------------
 
 # The client's own probes (values gone bad under the loss) and the ones
-# injected, told apart by their tags (mrc_inject's, echoing 0): each 82
-# bytes on the wire.  Every response is 102 bytes, from the probed value,
-# echoing the number and value of one of the client's own probes, and
-# the tag of none injected.
+# injected, told apart by their tags (PETH bytes 0-3: mrc_inject's), each
+# 74 bytes on the wire, MRC 1.0's size: no ITETH, BTH flag 0x08 clear, no
+# echoed tag.  Every response is 94 bytes, without an ITETH either, from
+# the probed value, echoing the number and value of one of the client's
+# own probes, and the tag of none injected.
 read -r np bad ninj ibad nr rbad < <(awk -F, -v a="$MRC_IP4_A" \
 	-v b="$MRC_IP4_B" -v it="$INJ_TAG" '
-	function zero(t) { return t ~ /^0x0+$/ }
-	$2 == a && $4 == "0xde" && $19 == it && zero($20) {
+	$2 == a && $4 == "0xde" && $19 == it {
 		ninj++
-		if ($1 + 4 != 82 || $12 != 7) {
+		if ($1 + 4 != 74 || $12 != 7 || $18 != "0" || $20 != "") {
 			ibad++
 			print "# injected probe " $0 > "/dev/stderr"
 		}
@@ -284,13 +290,16 @@ read -r np bad ninj ibad nr rbad < <(awk -F, -v a="$MRC_IP4_A" \
 	}
 	$2 == a && $4 == "0xde" {
 		np++
-		if ($1 + 4 != 82) { bad++; print "# probe " $0 > "/dev/stderr" }
+		if ($1 + 4 != 74 || $18 != "0" || $20 != "") {
+			bad++
+			print "# probe " $0 > "/dev/stderr"
+		}
 		want[$12 " " $3] = 1
 	}
 	$2 == b && $4 == "0xdc" && $11 == "1" {
 		nr++
-		if ($1 + 4 != 102 || $10 != $3 || !(($12 " " $10) in want) ||
-		    $20 == it) {
+		if ($1 + 4 != 94 || $18 != "0" || $10 != $3 ||
+		    !(($12 " " $10) in want) || $20 == it) {
 			rbad++
 			print "# response " $0 > "/dev/stderr"
 		}
@@ -299,22 +308,23 @@ read -r np bad ninj ibad nr rbad < <(awk -F, -v a="$MRC_IP4_A" \
 		print np + 0, bad + 0, ninj + 0, ibad + 0, nr + 0, rbad + 0
 	}' "$T/dec.csv" 2>"$T/probe.bad")
 if [ "$np" -gt 0 ] && [ "$bad" = 0 ]; then
-	mrc_pass "probes: all $np of the client's 82 bytes on the wire"
+	mrc_pass "probes: all $np of the client's 74 bytes on the wire," \
+		"no ITETH"
 else
-	mrc_fail "probes: $bad of $np of the client's not 82 bytes on the" \
-		"wire" "$(cat "$T/probe.bad")"
+	mrc_fail "probes: $bad of $np of the client's not 74 bytes on the" \
+		"wire without an ITETH" "$(cat "$T/probe.bad")"
 fi
 if [ "$ninj" -gt 0 ] && [ "$ibad" = 0 ]; then
-	mrc_pass "injected probes: $ninj captured, 82 bytes on the wire," \
-		"number 7, tag $INJ_TAG echoing 0"
+	mrc_pass "injected probes: $ninj captured, 74 bytes on the wire," \
+		"number 7, tag $INJ_TAG in the PETH"
 else
-	mrc_fail "injected probes: $ninj captured (want 1..3), $ibad not 82" \
-		"bytes or not number 7" "$(cat "$T/probe.bad")"
+	mrc_fail "injected probes: $ninj captured (want 1..3), $ibad not 74" \
+		"bytes, not number 7 or with an ITETH" "$(cat "$T/probe.bad")"
 fi
 if [ "$nr" -gt 0 ] && [ "$rbad" = 0 ]; then
-	mrc_pass "probe responses: all $nr 102 bytes on the wire, from the" \
-		"probed value, echoing the number and value of a probe of the" \
-		"client's, none the tag of one injected"
+	mrc_pass "probe responses: all $nr 94 bytes on the wire, no ITETH," \
+		"from the probed value, echoing the number and value of a" \
+		"probe of the client's, none the tag of one injected"
 else
 	mrc_fail "probe responses: $rbad of $nr wrong" "$(cat "$T/probe.bad")"
 fi
@@ -422,13 +432,28 @@ chk "trimmed PSNs ($ndist) resent with their payload, flagged rtx" \
 
 # --- 7. incarnation tags ------------------------------------------------
 
-# Every mrc packet carries an ITETH (BTH flag 0x08), and every data
-# packet 40 bytes of mrc headers: the frame is Ethernet 14, IPv4 20,
-# UDP 8, mrc 40, and the payload.
+# Every mrc packet carries its tags: all but probes and probe responses
+# an ITETH (BTH flag 0x08, a sender tag and an echo); a probe its sender
+# tag alone, in PETH bytes 0-3, and a response its two in SETH bytes
+# 20-27, both with the flag clear and at MRC 1.0's sizes, 74 and 94
+# bytes on the wire, whichever end sent them (item 5 looks at the
+# client's probes; the server probes too when its values go bad).
+# Every data packet has 40 bytes of mrc headers: the frame is Ethernet
+# 14, IPv4 20, UDP 8, mrc 40, and the payload.
 read -r nun nd dbad < <(awk -F, '
-	$18 != "1" {
-		nun++
-		if (nun <= 3) print "# untagged " $0 > "/dev/stderr"
+	{
+		if ($4 == "0xde")
+			ok = $18 == "0" && $19 != "" && $20 == "" &&
+			     $1 + 4 == 74
+		else if ($4 == "0xdc" && $11 == "1")
+			ok = $18 == "0" && $19 != "" && $20 != "" &&
+			     $1 + 4 == 94
+		else
+			ok = $18 == "1" && $19 != "" && $20 != ""
+		if (!ok) {
+			nun++
+			if (nun <= 3) print "# untagged " $0 > "/dev/stderr"
+		}
 	}
 	$4 ~ /^0xc[6-9ab]$/ {
 		nd++
@@ -439,23 +464,27 @@ read -r nun nd dbad < <(awk -F, '
 	}
 	END { print nun + 0, nd + 0, dbad + 0 }' "$T/dec.csv" 2>"$T/tags.bad")
 if [ "$nun" = 0 ] && [ "$dbad" = 0 ]; then
-	mrc_pass "tags: all $ndec mrc packets tagged (ITETH), all $nd data" \
-		"packets with 40 bytes of mrc headers"
+	mrc_pass "tags: all $ndec mrc packets tagged (an ITETH; a probe's" \
+		"PETH, a response's SETH), all $nd data packets with 40 bytes" \
+		"of mrc headers"
 else
-	mrc_fail "tags: $nun of $ndec mrc packets untagged, $dbad of $nd" \
-		"data packets not 82 bytes + payload" "$(cat "$T/tags.bad")"
+	mrc_fail "tags: $nun of $ndec mrc packets without their tags where" \
+		"they belong (or probes, responses not 74, 94 bytes), $dbad of" \
+		"$nd data packets not 82 bytes + payload" \
+		"$(cat "$T/tags.bad")"
 fi
 
-# On the transfer's QP: the client's data to the server's port, and its
-# probes (not the injected ones); the server's ACKs, SACKs, NACKs and
-# probe responses to the client's port (not the NACK of the stray data
-# packet, sent without state).  One sender tag each way, not 0; the
-# server echoing the client's (a trim NACK sent without state, were a
-# trimmed packet the first of its epoch to arrive, with sender tag 0);
-# the client echoing the server's, but for
-# the data it sent before it took an acknowledgment, which echoes 0:
-# all of it of the first epoch, with the start flag (the client clears
-# it once it took one).
+# On the transfer's QP: the client's data to the server's port, its
+# probes (not the injected ones) and its answers to the server's; the
+# server's ACKs, SACKs, NACKs, probe responses and probes to the
+# client's port (not the NACK of the stray data packet, sent without
+# state).  One sender tag each way, not 0; the server echoing the
+# client's (a trim NACK sent without state, were a trimmed packet the
+# first of its epoch to arrive, with sender tag 0); the client's data
+# and probe responses echoing the server's, but for the data it sent
+# before it took an acknowledgment, which echoes 0: all of it of the
+# first epoch, with the start flag (the client clears it once it took
+# one); probes, either end's, with their sender's tag and no echo.
 read -r tc ts nsrv sbad ncli cbad nzero < <(awk -F, -v a="$MRC_IP4_A" \
 	-v b="$MRC_IP4_B" -v p="$PORT" -v r="$rport" -v it="$INJ_TAG" '
 	function zero(t) { return t ~ /^0x0+$/ }
@@ -465,7 +494,8 @@ read -r tc ts nsrv sbad ncli cbad nzero < <(awk -F, -v a="$MRC_IP4_A" \
 		tcs[$19] = 1
 		next
 	}
-	$2 == a && $7 == p && $4 == "0xde" && !($19 == it && zero($20)) {
+	$2 == a && $7 == p && ($4 == "0xde" && $19 != it ||
+				$4 == "0xdc" && $11 == "1") {
 		cli[++nc] = $0
 		next
 	}
@@ -482,7 +512,8 @@ read -r tc ts nsrv sbad ncli cbad nzero < <(awk -F, -v a="$MRC_IP4_A" \
 		for (i = 1; i <= ns; i++) {
 			split(srv[i], f, ",")
 			if ((f[19] != ts && !(f[4] == "0xdd" &&
-			     f[13] == "0x01" && zero(f[19]))) || f[20] != tc) {
+			     f[13] == "0x01" && zero(f[19]))) ||
+			    f[20] != (f[4] == "0xde" ? "" : tc)) {
 				sbad++
 				if (sbad <= 3)
 					print "# server " srv[i] > "/dev/stderr"
@@ -490,7 +521,10 @@ read -r tc ts nsrv sbad ncli cbad nzero < <(awk -F, -v a="$MRC_IP4_A" \
 		}
 		for (i = 1; i <= nc; i++) {
 			split(cli[i], f, ",")
-			ok = f[19] == tc && f[20] == ts
+			if (f[4] == "0xde")
+				ok = f[19] == tc && f[20] == ""
+			else
+				ok = f[19] == tc && f[20] == ts
 			if (zero(f[20]) && f[19] == tc && f[4] != "0xde") {
 				nz++
 				ok = f[6] == e1 && f[21] == "1"
@@ -507,7 +541,7 @@ mrc_log "# the transfer's tags: client $tc, server $ts"
 if [ "$tc" != "?" ] && [ "$ts" != "?" ] && [ "$nsrv" -gt 0 ] &&
    [ "$sbad" = 0 ]; then
 	mrc_pass "tags: all $nsrv of the server's packets on the QP with" \
-		"tag $ts, echoing the client's $tc"
+		"tag $ts, echoing the client's $tc (its probes, if any, none)"
 else
 	mrc_fail "tags: client's '$tc', server's '$ts' (want one each, not" \
 		"0); $sbad of the server's $nsrv packets on the QP not" \
@@ -515,10 +549,11 @@ else
 fi
 if [ "$tc" != "?" ] && [ "$ts" != "?" ] && [ "$ncli" -gt 0 ] &&
    [ "$cbad" = 0 ] && [ "$nzero" -gt 0 ]; then
-	mrc_pass "tags: all $ncli of the client's data and probes on the QP" \
-		"with tag $tc, echoing the server's $ts, but for data sent" \
-		"before it heard from the server, echoing 0 (first epoch," \
-		"start flag): $nzero packet(s)"
+	mrc_pass "tags: all $ncli of the client's data, probes and probe" \
+		"responses on the QP with tag $tc, its data and responses" \
+		"echoing the server's $ts, but for data sent before it heard" \
+		"from the server, echoing 0 (first epoch, start flag):" \
+		"$nzero packet(s)"
 else
 	mrc_fail "tags: $cbad of the client's $ncli packets on the QP not" \
 		"tagged $tc echoing $ts (or 0, in the first epoch with the" \

@@ -255,11 +255,18 @@ static inline u32 mrc_amp_pinned_max(void)
 
 /* Queue pairs the packets of one source may open in a namespace (the
  * remote mrc port is as free to choose as a UDP port): one source cannot
- * take a socket's whole table.  A source is an IPv4 address or an IPv6
+ * take a socket's whole table, even a small one (a quarter of it at
+ * most, mrc_max_qps_per_addr()).  A source is an IPv4 address or an IPv6
  * /64, which one host may hold whole.  Those a local sender opens are
  * not counted.
  */
 #define MRC_MAX_QPS_PER_ADDR	64
+
+static inline u32 mrc_max_qps_per_addr(void)
+{
+	return min_t(u32, MRC_MAX_QPS_PER_ADDR, mrc_max_qps() / 4);
+}
+
 /* Queue pairs a full table looks at for one to evict (a bounded
  * sample, not the whole table, from softirq context).
  */
@@ -273,6 +280,8 @@ static inline u32 mrc_amp_pinned_max(void)
 #define MRC_EVICT_PARTIAL_PKTS	2
 /* NACKs a namespace sends per second for data to no socket. */
 #define MRC_REFUSE_PER_SEC	1000
+/* The least time between two challenges (NACK 0x1A) of a QP. */
+#define MRC_CHALLENGE_GAP_MS	10
 /* The retransmission timeout before any RTT sample: long enough for the
  * slowest of paths of very different delays (a first window is sprayed
  * over all of them), as TCP's initial RTO is.
@@ -465,6 +474,15 @@ struct mrc_qp {
 	 * lock; a probe reads them under the peer's lock alone.
 	 */
 	struct mrc_tags tags;
+	/* The peer's tag changed with the acknowledgment being taken: a
+	 * challenge then refused all we had sent it (mrc_qp_rx_ack()).
+	 */
+	bool tag_fresh;
+	/* jiffies before which it sends no challenge (NACK 0x1A): one per
+	 * MRC_CHALLENGE_GAP_MS at most, whatever a forger sends it, and
+	 * from no budget it shares with another QP.
+	 */
+	unsigned long chal_next;
 	bool amp_blocked;	/* data waiting for the cap; counted once */
 	u64 amp_rx;		/* UDP payload bytes from it, unvalidated */
 	u64 amp_tx;		/* ... to it, acknowledgments included */
@@ -725,8 +743,8 @@ static inline void mrc_qp_mon(struct mrc_qp *qp, u32 event, u16 ev, u32 psn)
 /* probe.c */
 void mrc_probe_arm(struct mrc_net *mn);
 enum hrtimer_restart mrc_probe_fire(struct hrtimer *t);
-void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
-		  const struct mrc_local *l, int family, u16 entropy);
+u16 mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
+		 const struct mrc_local *l, int family, u16 entropy);
 void mrc_rx_probe_resp(struct mrc_qp *qp, const struct mrc_ack_hdr *h);
 
 /* tx.c */

@@ -74,28 +74,33 @@ static inline void mrc_tag_init(struct mrc_tags *t, __u32 rnd)
  * @t: the QP's tags
  * @tag: the packet's sender tag (0 from a receiver without state)
  * @echo: the tag it echoes
- * @challenge: it is a challenge (NACK 0x1A)
  *
  * By the echo alone: an acknowledgment answers a packet of ours, and a
- * receiver that had no QP for it (a refusal) has no tag to send.  The
- * peer's tag, if not known yet, is learnt from it; a challenge's always
- * is, as it comes from a new incarnation of the peer's, at the address
- * the packet it answers went to.  One from the peer's incarnation before
- * is not taken.
+ * receiver that had no QP for it (a refusal) has no tag to send.  Its
+ * sender is the peer's end as it is now, at the address our packet went
+ * to: a tag of its not known yet is taken, whether none was (the first
+ * answer) or another (learnt from a packet that could start an
+ * incarnation, which anyone could have sent first; or of a peer's end
+ * since closed, whose new one answers a new epoch of ours; or a
+ * challenge's), and the tag it replaces is remembered.  One from the
+ * peer's end before is not taken.
  *
- * Return: MRC_TAG_OK or MRC_TAG_BAD.
+ * Return: MRC_TAG_OK, MRC_TAG_NEW_PEER when it replaced a known tag, or
+ * MRC_TAG_BAD.
  */
 static inline enum mrc_tag_verdict mrc_tag_ack(struct mrc_tags *t,
-					       __u32 tag, __u32 echo,
-					       int challenge)
+					       __u32 tag, __u32 echo)
 {
+	__u32 was = t->peer;
+
 	if (echo != t->local || (tag && tag == t->old))
 		return MRC_TAG_BAD;
-	if (tag && challenge && t->peer && tag != t->peer)
-		t->old = t->peer;
-	if (tag && (!t->peer || challenge))
-		mrc_tag_set(t->peer, tag);
-	return MRC_TAG_OK;
+	if (!tag || tag == was)
+		return MRC_TAG_OK;
+	if (was)
+		t->old = was;
+	mrc_tag_set(t->peer, tag);
+	return was ? MRC_TAG_NEW_PEER : MRC_TAG_OK;
 }
 
 /**
@@ -107,12 +112,12 @@ static inline enum mrc_tag_verdict mrc_tag_ack(struct mrc_tags *t,
  *	mrc_rx_may_start())
  *
  * Taken: the peer's tag, whatever it echoes (we may have been made to
- * learn a wrong one: see below); any tag that echoes ours, from a peer
- * that restarted and has heard from us since, which is a new incarnation
- * (but for the incarnation that one replaced); and, with the peer's tag
- * not known yet (nothing of its direction taken), the tag of a packet
- * that may start one, whatever it echoes (the peer may know a tag of an
- * earlier QP of ours).  A packet
+ * learn a wrong one, which the peer's first answer puts right: see
+ * mrc_tag_ack()); and, if it may start an incarnation, one that echoes
+ * ours, from a peer that restarted and has heard from us since, a new
+ * incarnation (but never the tag that one replaced), or, with the peer's
+ * tag not known yet (nothing of its direction taken), any, whatever it
+ * echoes (the peer may know a tag of an earlier QP of ours).  A packet
  * that may start an incarnation, with another tag and ours unknown to
  * it, is a restarted peer's first, or a blind forger's: it is
  * challenged, and taken only once its sender echoes our tag.
@@ -123,24 +128,19 @@ static inline enum mrc_tag_verdict mrc_tag_data(struct mrc_tags *t,
 						__u32 tag, __u32 echo,
 						int may_start)
 {
-	if (!tag)
-		return MRC_TAG_BAD;
-	if (tag == t->peer)
-		return MRC_TAG_OK;
-	if (tag == t->old)
-		return MRC_TAG_BAD;
-	if (echo == t->local) {
-		int was = t->peer != 0;
+	__u32 was = t->peer;
 
-		t->old = t->peer;
-		mrc_tag_set(t->peer, tag);
-		return was ? MRC_TAG_NEW_PEER : MRC_TAG_OK;
-	}
+	if (!tag || tag == t->old)
+		return MRC_TAG_BAD;
+	if (tag == was)
+		return MRC_TAG_OK;
 	if (!may_start)
 		return MRC_TAG_BAD;
-	if (!t->peer) {
+	if (echo == t->local || !was) {
+		if (was)
+			t->old = was;
 		mrc_tag_set(t->peer, tag);
-		return MRC_TAG_OK;
+		return was ? MRC_TAG_NEW_PEER : MRC_TAG_OK;
 	}
 	return MRC_TAG_CHALLENGE;
 }
@@ -149,17 +149,17 @@ static inline enum mrc_tag_verdict mrc_tag_data(struct mrc_tags *t,
  * mrc_tag_probe() - whether to answer a probe
  * @t: the QP's tags
  * @tag: the probe's sender tag
- * @echo: the tag it echoes
  *
- * A probe comes through a QP whose peer acknowledged its data, so knows
- * our tag: it must carry both, or the answer would be one to anybody.
+ * A probe keeps MRC 1.0's size and carries its sender's tag alone
+ * (include/mrc/wire.h): it must be the peer's, or the answer would be
+ * one to anybody.  The answer echoes it, and the prober takes the
+ * answer only if it does (mrc_tag_ack()).
  *
  * Return: whether it is the peer's.
  */
-static inline int mrc_tag_probe(const struct mrc_tags *t, __u32 tag,
-				__u32 echo)
+static inline int mrc_tag_probe(const struct mrc_tags *t, __u32 tag)
 {
-	return t->peer && tag == t->peer && echo == t->local;
+	return t->peer && tag == t->peer;
 }
 
 #endif /* _MRC_TAG_H */

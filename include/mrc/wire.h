@@ -470,6 +470,14 @@ static inline int mrc_put_ack_hdr(__u8 *p, const struct mrc_ack_hdr *h)
 		mrc_put_be16(x + 28, h->ts_echo);
 		mrc_put_be16(x + 30, h->ooo_count & 0x7fff);
 		mrc_put_be24(x + 33, h->rcvd_256);
+		/* A probe's answer keeps MRC 1.0's size: its tags go where
+		 * its bitmap would, which it does not use.
+		 */
+		if (h->flags & MRC_SETH_PROBE_RESP) {
+			if (h->tagged)
+				mrc_put_iteth(x + 20, h->tag, h->tag_echo);
+			return MRC_BTH_LEN + MRC_SETH_LEN + MRC_CCSTATE_LEN;
+		}
 		return mrc_put_ack_iteth(p, MRC_BTH_LEN + MRC_SETH_LEN +
 					 MRC_CCSTATE_LEN, h);
 	default:
@@ -530,6 +538,12 @@ static inline void mrc_get_ack_hdr(const __u8 *p, struct mrc_ack_hdr *h)
 		h->ts_echo = mrc_get_be16(x + 28);
 		h->ooo_count = mrc_get_be16(x + 30) & 0x7fff;
 		h->rcvd_256 = mrc_get_be24(x + 33);
+		/* A probe's answer: its tags in the bitmap's place. */
+		if (h->flags & MRC_SETH_PROBE_RESP && !h->tagged) {
+			mrc_get_iteth(x + 20, &h->tag, &h->tag_echo);
+			h->tagged = 1;
+			h->bitmap = 0;
+		}
 		break;
 	default:
 		h->reason = x[2];
@@ -553,16 +567,19 @@ static inline void mrc_get_ack_hdr(const __u8 *p, struct mrc_ack_hdr *h)
  * 18-19); its PSN fields (BTH and cumulative PSN) are 0xFFFFFF and its
  * epoch 0: it acknowledges no data, and the receiver's PSN state does not
  * change.
+ *
+ * Probes and their answers keep MRC 1.0's sizes (74 and 94 bytes on an
+ * Ethernet wire, the specification's numbers): no ITETH.  A probe's tag,
+ * its sender's, is in PETH bytes 0-3, which MRC 1.0 leaves 0; its
+ * answer's tags, as an ITETH's, in the SETH's bitmap (bytes 20-27),
+ * which an answer does not use.
  */
 struct mrc_probe_hdr {
 	__u16 dport;		/* the probed socket's mrc port */
 	__u16 sport;		/* the prober's mrc port */
 	__u16 id;		/* probe number */
 	__u16 ts;		/* send time, microseconds, 16 bit */
-	/* ITETH, if @tagged */
-	__u8 tagged;
-	__u32 tag;		/* the prober's tag */
-	__u32 tag_echo;		/* the probed end's, as the prober knows it */
+	__u32 tag;		/* PETH bytes 0-3: the prober's tag, 0: none */
 };
 
 /* Write a probe; return its length. */
@@ -574,15 +591,12 @@ static inline int mrc_put_probe_hdr(__u8 *p, const struct mrc_probe_hdr *h)
 	mrc_put_bth(p, MRC_OP_PROBE, h->dport, 0, 0);
 	for (i = 0; i < MRC_PETH_LEN; i++)
 		x[i] = 0;
+	mrc_put_be32(x, h->tag);
 	mrc_put_be16(x + 4, h->id);
 	mrc_put_be16(x + 8, h->sport);
 	mrc_put_be16(x + 10, h->dport);
 	mrc_put_be16(x + 12, h->ts);
-	if (!h->tagged)
-		return MRC_BTH_LEN + MRC_PETH_LEN;
-	p[8] = MRC_BTH_TAGGED;
-	mrc_put_iteth(x + MRC_PETH_LEN, h->tag, h->tag_echo);
-	return MRC_BTH_LEN + MRC_PETH_LEN + MRC_ITETH_LEN;
+	return MRC_BTH_LEN + MRC_PETH_LEN;
 }
 
 /* Read a probe already checked by mrc_hdr_check(). */
@@ -591,14 +605,10 @@ static inline void mrc_get_probe_hdr(const __u8 *p, struct mrc_probe_hdr *h)
 	const __u8 *x = p + MRC_BTH_LEN;
 
 	h->dport = mrc_bth_dqpn(p) & 0xffff;
+	h->tag = mrc_get_be32(x);
 	h->id = mrc_get_be16(x + 4);
 	h->sport = mrc_get_be16(x + 8);
 	h->ts = mrc_get_be16(x + 12);
-	h->tagged = !!(p[8] & MRC_BTH_TAGGED);
-	h->tag = 0;
-	h->tag_echo = 0;
-	if (h->tagged)
-		mrc_get_iteth(x + MRC_PETH_LEN, &h->tag, &h->tag_echo);
 }
 
 #endif /* _MRC_WIRE_H */

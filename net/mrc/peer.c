@@ -138,7 +138,7 @@ static struct mrc_peer *mrc_peer_alloc(struct mrc_qp *qp, gfp_t gfp)
  * @qp: the queue pair, not yet visible to anyone
  * @gfp: allocation flags, should the destination be new
  * @rx: a peer's packet opens it: counted against its source, which may
- *	have MRC_MAX_QPS_PER_ADDR open so at most (those a local send
+ *	have mrc_max_qps_per_addr() open so at most (those a local send
  *	opened are not counted)
  *
  * Return: 0, -ENOBUFS, or -EDQUOT if the source has its share already.
@@ -159,7 +159,7 @@ again:
 	spin_lock_bh(&mn->peer_lock);
 	if (rx) {
 		src = mrc_src_find(mn, &key, hs);
-		if (src && src->nr_qps >= MRC_MAX_QPS_PER_ADDR) {
+		if (src && src->nr_qps >= mrc_max_qps_per_addr()) {
 			spin_unlock_bh(&mn->peer_lock);
 			kfree(new);
 			kfree(new_src);

@@ -120,15 +120,13 @@ static bool mrc_probe_next(struct mrc_peer *p, struct mrc_probe *pr)
 	pr->family = p->family;
 	pr->qpn = qp->qpn;
 	pr->ev = ev;
-	/* The QP's tags: the peer answers only a probe that has both
+	/* The QP's tag: the peer answers only a probe with it
 	 * (include/mrc/tag.h), read here without the QP's lock.
 	 */
 	pr->h = (struct mrc_probe_hdr){
 		.dport = qp->rport,
 		.sport = qp->lport,
-		.tagged = 1,
 		.tag = READ_ONCE(qp->tags.local),
-		.tag_echo = READ_ONCE(qp->tags.peer),
 	};
 	return true;
 }
@@ -234,7 +232,7 @@ static void mrc_probe_send(struct mrc_net *mn, struct mrc_peer *p,
 	/* No memory is no drop reason of its own on the sending side:
 	 * tx_errors counts it, as for every packet mrc builds.
 	 */
-	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_PETH_LEN + MRC_ITETH_LEN);
+	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_PETH_LEN);
 	if (!skb) {
 		mrc_stat_inc(mn, MRC_STAT_TX_ERRORS);
 		return;
@@ -320,13 +318,15 @@ enum hrtimer_restart mrc_probe_fire(struct hrtimer *t)
  * @family: AF_INET or AF_INET6
  * @entropy: its UDP source port, the probed value
  *
- * Only a probe between the ports of an open queue pair, with its tags, is
- * answered: a forged one draws nothing, so probes cannot reflect
- * traffic.  The
- * answer goes from the address the probe came to, which is the QP's.
+ * Only a probe between the ports of an open queue pair, with its peer's
+ * tag, is answered: a forged one draws nothing, so probes cannot reflect
+ * traffic.  The answer goes from the address the probe came to, which is
+ * the QP's.
+ *
+ * Return: 0, or the drop reason of a probe not answered.
  */
-void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
-		  const struct mrc_local *l, int family, u16 entropy)
+u16 mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
+		 const struct mrc_local *l, int family, u16 entropy)
 {
 	u16 t0 = (u16)mrc_probe_now_us();
 	struct mrc_probe_hdr h;
@@ -341,16 +341,16 @@ void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
 	qp = ms ? mrc_qp_lookup(ms, l, saddr, h.sport) : NULL;
 	if (!qp || READ_ONCE(qp->dead)) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
-		return;
+		return SKB_DROP_REASON_NO_SOCKET;
 	}
 	/* Read without the QP's lock: a tag that changes meanwhile drops
 	 * one probe, which the prober's next one makes good.
 	 */
 	t.local = READ_ONCE(qp->tags.local);
 	t.peer = READ_ONCE(qp->tags.peer);
-	if (!mrc_tag_probe(&t, h.tag, h.tag_echo)) {
+	if (!mrc_tag_probe(&t, h.tag)) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_BAD_TAG);
-		return;
+		return SKB_DROP_REASON_NOT_SPECIFIED;
 	}
 	mrc_stat_inc(mn, MRC_STAT_PROBE_RX);
 	mrc_mon(mn, qp->qpn, MRC_MON_PROBE_RX, entropy, h.id, saddr, family);
@@ -370,11 +370,10 @@ void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
 		.tag = t.local,
 		.tag_echo = t.peer,
 	};
-	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_SETH_LEN + MRC_CCSTATE_LEN +
-			    MRC_ITETH_LEN);
+	skb = mrc_alloc_skb(MRC_BTH_LEN + MRC_SETH_LEN + MRC_CCSTATE_LEN);
 	if (!skb) {
 		mrc_stat_inc(mn, MRC_STAT_TX_ERRORS);
-		return;
+		return 0;
 	}
 	skb_put(skb, mrc_put_ack_hdr(skb->data, &a));
 	/* The control class, as every acknowledgment. */
@@ -383,6 +382,7 @@ void mrc_rx_probe(struct mrc_net *mn, const u8 *p, const struct in6_addr *saddr,
 	mrc_mon(mn, qp->qpn, MRC_MON_PROBE_RESP_TX, entropy, h.id, saddr,
 		family);
 	mrc_xmit(mn, family, l, saddr, skb);
+	return 0;
 }
 
 /**

@@ -552,7 +552,7 @@ struct mrc_qp *mrc_qp_get_or_create(struct mrc_sock *ms,
  * @port: remote mrc port
  *
  * As mrc_qp_get_or_create(), but the packets of one source (an IPv4
- * address, an IPv6 /64) may open MRC_MAX_QPS_PER_ADDR of the namespace's
+ * address, an IPv6 /64) may open mrc_max_qps_per_addr() of the namespace's
  * QPs at most: its mrc port is as free to choose as a UDP port, and one
  * source must not fill a table.  Those a local send opened to it are not
  * counted.

@@ -76,7 +76,14 @@ static bool mrc_rx_queue_ack(struct mrc_qp *qp, struct mrc_ack_hdr *a,
 	a->tag = qp->tags.local;
 	len = mrc_put_ack_hdr(skb->data, a);
 	skb_put(skb, len);
-	if (qp->unvalidated)
+	/* A challenge answers a packet not taken, which brought nothing
+	 * to the cap: it is no larger than that packet, one a QP per
+	 * MRC_CHALLENGE_GAP_MS, like a refusal without state.  Charged, a
+	 * few forged starts would stop a new QP's first answer.
+	 */
+	if (qp->unvalidated &&
+	    !(a->opcode == MRC_OP_NACK &&
+	      a->reason == MRC_NACK_TAG_CHALLENGE))
 		qp->amp_tx += len;
 	/* Acknowledgments are control traffic (DSCP 46 by default, as
 	 * the emulator).
@@ -505,8 +512,8 @@ enum mrc_rx_tag_action {
  * restarted process that echoes our tag) starts the direction anew:
  * what it sends next must start an incarnation.  One that would start a
  * new incarnation unproven, over a live one, is dropped and challenged:
- * NACK 0x1A to its source, with our tag for it to echo (rate-limited as
- * refusals are); a blind forger never sees it.  Any other packet not the
+ * NACK 0x1A to its source, with our tag for it to echo (one a QP per
+ * MRC_CHALLENGE_GAP_MS); a blind forger never sees it.  Any other packet not the
  * peer's is refused as if there were no QP (NACK 0x0B without state),
  * so that a peer that lost our QP still learns it at once.
  */
@@ -528,7 +535,13 @@ static enum mrc_rx_tag_action mrc_rx_tags(struct mrc_qp *qp,
 		return MRC_RX_TAG_TAKE;
 	case MRC_TAG_CHALLENGE:
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_BLIND_RESET);
-		if (__ratelimit(&qp->mn->refuse_rs)) {
+		/* The QP's own limit, not the namespace's refusals': a flood
+		 * of those must not keep a restarted peer out, nor tell by
+		 * their number which QPs exist.
+		 */
+		if (time_after_eq(jiffies, qp->chal_next)) {
+			qp->chal_next = jiffies +
+				max(1UL, msecs_to_jiffies(MRC_CHALLENGE_GAP_MS));
 			mrc_nack_of(&a, h, MRC_NACK_TAG_CHALLENGE, ctx);
 			a.tagged = 1;
 			a.tag_echo = h->tag;
@@ -758,7 +771,10 @@ static void mrc_rx_trimmed(struct mrc_net *mn, struct sk_buff *skb,
 	if (qp) {
 		spin_lock(&qp->lock);
 		/* Only the peer's draws a NACK through the QP: a forged one
-		 * would have its sender pass a value over.
+		 * would have its sender pass a value over.  Another is
+		 * answered as if there were no QP, echoing its own tag: a
+		 * restarted peer's first packets, trimmed, are resent at
+		 * once (and then challenged), not at a timeout.
 		 */
 		if (!qp->dead && qp->tags.peer && h->tag != qp->tags.peer) {
 			mrc_qp_stat_inc(qp, MRC_STAT_RX_TRIMMED);
@@ -766,6 +782,7 @@ static void mrc_rx_trimmed(struct mrc_net *mn, struct sk_buff *skb,
 			ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
 			spin_unlock(&qp->lock);
 			mrc_qp_put(qp);
+			mrc_rx_refuse(mn, h, reason, ctx);
 			return;
 		}
 		if (!qp->dead && qp->rx_open && qp->rx_epoch == h->epoch) {
@@ -924,9 +941,11 @@ static void mrc_rx_data(struct mrc_net *mn, struct sk_buff *skb,
 
 static void mrc_rx_ack(struct mrc_net *mn, const u8 *p, struct mrc_rx_ctx *ctx)
 {
+	enum mrc_tag_verdict v;
 	struct mrc_ack_hdr h;
 	struct mrc_sock *ms;
 	struct mrc_qp *qp;
+	u32 peer;
 
 	mrc_get_ack_hdr(p, &h);
 	ms = mrc_sock_lookup(mn, ctx->family, h.dport, &ctx->local);
@@ -938,23 +957,35 @@ static void mrc_rx_ack(struct mrc_net *mn, const u8 *p, struct mrc_rx_ctx *ctx)
 	}
 
 	spin_lock(&qp->lock);
+	peer = qp->tags.peer;
+	v = qp->dead ? MRC_TAG_BAD : mrc_tag_ack(&qp->tags, h.tag, h.tag_echo);
 	if (qp->dead) {
 		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
 		ctx->drop = SKB_DROP_REASON_NO_SOCKET;
-	} else if (mrc_tag_ack(&qp->tags, h.tag, h.tag_echo,
-			       h.opcode == MRC_OP_NACK &&
-			       h.reason == MRC_NACK_TAG_CHALLENGE) !=
-		   MRC_TAG_OK) {
+	} else if (v == MRC_TAG_BAD) {
 		/* Not an answer to a packet of ours (include/mrc/tag.h). */
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_BAD_TAG);
 		ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
 	} else {
+		/* Its sender's end is another than the one we knew (a
+		 * challenge's then refused all we had sent it).
+		 */
+		qp->tag_fresh = h.tag && h.tag != peer;
+		/* ... which replaced a known one: what we took of the one
+		 * before, half received, is not the new one's.
+		 */
+		if (v == MRC_TAG_NEW_PEER) {
+			mrc_qp_stat_inc(qp, MRC_STAT_QP_REINCARNATED);
+			mrc_qp_rx_purge(qp);
+			WRITE_ONCE(qp->rx_open, false);
+		}
 		/* It echoes our tag: its sender received a packet of ours
 		 * (a refusal's too: the address receives).
 		 */
 		if (qp->unvalidated)
 			mrc_qp_validated(qp);
 		mrc_qp_rx_ack(qp, &h, &qp->xq);
+		qp->tag_fresh = false;
 	}
 	spin_unlock(&qp->lock);
 	mrc_qp_flush(qp);
@@ -1069,8 +1100,8 @@ static void mrc_rx(struct mrc_net *mn, struct sock *usk, struct sk_buff *skb)
 		mrc_rx_ack(mn, p, &ctx);
 		break;
 	case MRC_OP_PROBE:
-		mrc_rx_probe(mn, p, &ctx.saddr, &ctx.local, ctx.family,
-			     ctx.entropy);
+		ctx.drop = mrc_rx_probe(mn, p, &ctx.saddr, &ctx.local,
+					ctx.family, ctx.entropy);
 		break;
 	default:
 		mrc_rx_data(mn, skb, p, &ctx);

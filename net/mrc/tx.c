@@ -1241,14 +1241,25 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 	if (h->opcode == MRC_OP_NACK) {
 		mrc_qp_stat_inc(qp, MRC_STAT_NACK_RX);
 		if (h->reason == MRC_NACK_TAG_CHALLENGE) {
-			struct mrc_tx_pkt *e = mrc_txp(qp, h->psn);
-
-			/* A new incarnation of the peer refused it for want
-			 * of our proof: its tag is ours to echo now
-			 * (mrc_rx_ack() took it), and the packet goes again
-			 * at once, as no congestion lost it.
+			/* The peer's end refused it for want of our proof:
+			 * its tag is ours to echo now (mrc_rx_ack() took
+			 * it), and the packet goes again at once, as no
+			 * congestion lost it.  If the tag was new, so is
+			 * its end, which refused all we had sent it: all of
+			 * it goes again (its challenges are one per
+			 * MRC_CHALLENGE_GAP_MS, and would leave the rest
+			 * to a timeout).
 			 */
-			if (!(e->flags & (MRC_TXP_SACKED | MRC_TXP_LOST))) {
+			n = qp->tag_fresh ? mrc_psn_diff(qp->snd_nxt,
+							 qp->snd_una) : 1;
+			for (i = 0; i < n; i++) {
+				struct mrc_tx_pkt *e;
+
+				e = mrc_txp(qp, qp->tag_fresh ?
+					    mrc_psn_add(qp->snd_una, i) :
+					    h->psn);
+				if (e->flags & (MRC_TXP_SACKED | MRC_TXP_LOST))
+					continue;
 				e->flags |= MRC_TXP_LOST;
 				qp->inflight -= e->len;
 				qp->nr_lost++;

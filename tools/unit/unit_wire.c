@@ -522,12 +522,21 @@ TEST(data__psn_stays_in_24_bits)
 
 static const __u8 ack_ops[] = { MRC_OP_ACK, MRC_OP_SACK, MRC_OP_NACK };
 
+/* A probe's answer: a SACK with the probe-response flag. */
+static int is_probe_resp(const struct mrc_ack_hdr *h)
+{
+	return h->opcode == MRC_OP_SACK && h->flags & MRC_SETH_PROBE_RESP;
+}
+
+/* A probe's answer keeps MRC 1.0's 48 bytes, tagged or not: its tags
+ * are in the SETH's bitmap, not in an ITETH.
+ */
 static int ack_len(const struct mrc_ack_hdr *h)
 {
 	__u8 op = h->opcode;
 
 	return (op == MRC_OP_ACK ? 16 : op == MRC_OP_SACK ? 48 : 32) +
-	       (h->tagged ? MRC_ITETH_LEN : 0);
+	       (h->tagged && !is_probe_resp(h) ? MRC_ITETH_LEN : 0);
 }
 
 static int put_ack_twice(struct __test_metadata *_metadata, __u8 *p,
@@ -585,7 +594,9 @@ static const struct mrc_ack_hdr ack_edges[] = {
 static void check_ack_round_trip(struct __test_metadata *_metadata,
 				 const struct mrc_ack_hdr *in)
 {
+	int presp = is_probe_resp(in);
 	struct mrc_ack_hdr out;
+	__u32 tag, echo;
 	__u8 p[BUF_LEN];
 	int len;
 
@@ -594,14 +605,25 @@ static void check_ack_round_trip(struct __test_metadata *_metadata,
 	EXPECT_EQ(len, mrc_hdr_len(p));
 	EXPECT_EQ(len, mrc_hdr_check(p, len));
 	EXPECT_EQ(MRC_HDR_SHORT, mrc_hdr_check(p, len - 1));
-	/* Control packets: flags 0, but for the tagged bit. */
-	EXPECT_EQ(in->tagged ? MRC_BTH_TAGGED : 0, p[8]);
+	/* Control packets: flags 0, but for the tagged bit, which a
+	 * probe's answer never has.
+	 */
+	EXPECT_EQ(in->tagged && !presp ? MRC_BTH_TAGGED : 0, p[8]);
 
+	/* What is read as tags: a probe's answer always has them, in
+	 * its bitmap's place (what was written there untagged).
+	 */
+	tag = in->tagged ? in->tag : 0;
+	echo = in->tagged ? in->tag_echo : 0;
+	if (presp && !in->tagged) {
+		tag = (__u32)(in->bitmap >> 32);
+		echo = (__u32)in->bitmap;
+	}
 	memset(&out, 0x5a, sizeof(out));
 	mrc_get_ack_hdr(p, &out);
-	EXPECT_EQ(!!in->tagged, out.tagged);
-	EXPECT_EQ(in->tagged ? in->tag : 0, out.tag);
-	EXPECT_EQ(in->tagged ? in->tag_echo : 0, out.tag_echo);
+	EXPECT_EQ(in->tagged || presp, out.tagged);
+	EXPECT_EQ(tag, out.tag);
+	EXPECT_EQ(echo, out.tag_echo);
 	EXPECT_EQ(in->opcode, out.opcode);
 	EXPECT_EQ(in->dport, out.dport);
 	EXPECT_EQ(in->sport, out.sport);
@@ -629,7 +651,7 @@ static void check_ack_round_trip(struct __test_metadata *_metadata,
 		EXPECT_EQ(in->entropy, out.entropy);
 		EXPECT_EQ(in->max_range, out.max_range);
 		EXPECT_EQ(in->sack_off, out.sack_off);
-		EXPECT_EQ(in->bitmap, out.bitmap);
+		EXPECT_EQ(presp ? 0 : in->bitmap, out.bitmap);
 		EXPECT_EQ(in->ts_echo, out.ts_echo);
 		EXPECT_EQ(in->ooo_count, out.ooo_count);
 		EXPECT_EQ(in->rcvd_256, out.rcvd_256);
@@ -1040,8 +1062,7 @@ static int put_probe_twice(struct __test_metadata *_metadata, __u8 *p,
 	len = mrc_put_probe_hdr(p, in);
 	len2 = mrc_put_probe_hdr(q, in);
 	EXPECT_EQ(len, len2);
-	EXPECT_EQ(MRC_BTH_LEN + MRC_PETH_LEN +
-		  (in->tagged ? MRC_ITETH_LEN : 0), len);
+	EXPECT_EQ(MRC_BTH_LEN + MRC_PETH_LEN, len);
 	if (len <= 0 || len > BUF_LEN || len != len2)
 		return len;
 	EXPECT_EQ(0, memcmp(p, q, len));
@@ -1057,16 +1078,17 @@ static void check_probe_round_trip(struct __test_metadata *_metadata,
 	__u8 p[BUF_LEN];
 	int len, cut;
 
+	/* MRC 1.0's 28 bytes, with a tag or without: never an ITETH. */
 	len = put_probe_twice(_metadata, p, in);
-	ASSERT_EQ(in->tagged ? 36 : 28, len);
+	ASSERT_EQ(28, len);
 	EXPECT_EQ(MRC_OP_PROBE, mrc_bth_opcode(p));
-	EXPECT_EQ(in->tagged ? MRC_BTH_TAGGED : 0, p[8]);
+	EXPECT_EQ(0, p[8]);
 	EXPECT_EQ(in->dport, mrc_bth_dqpn(p));
 	EXPECT_EQ(0, mrc_bth_psn(p));		/* a probe consumes no PSN */
+	EXPECT_EQ(in->tag, mrc_get_be32(p + MRC_BTH_LEN));
 
 	/* The receive check agrees with the writer, to the byte: a
-	 * packet cut anywhere short of it, in the ITETH or before, is
-	 * short, the untagged length included.
+	 * packet cut anywhere short of it is short.
 	 */
 	EXPECT_EQ(len, mrc_hdr_len(p));
 	EXPECT_EQ(len, mrc_hdr_check(p, len));
@@ -1080,12 +1102,10 @@ static void check_probe_round_trip(struct __test_metadata *_metadata,
 	EXPECT_EQ(in->sport, out.sport);
 	EXPECT_EQ(in->id, out.id);
 	EXPECT_EQ(in->ts, out.ts);
-	EXPECT_EQ(!!in->tagged, out.tagged);
-	EXPECT_EQ(in->tagged ? in->tag : 0, out.tag);
-	EXPECT_EQ(in->tagged ? in->tag_echo : 0, out.tag_echo);
+	EXPECT_EQ(in->tag, out.tag);
 	if (!_metadata->passed)
-		TH_LOG("dport 0x%04x sport 0x%04x id 0x%04x tagged %d",
-		       in->dport, in->sport, in->id, in->tagged);
+		TH_LOG("dport 0x%04x sport 0x%04x id 0x%04x tag 0x%08x",
+		       in->dport, in->sport, in->id, in->tag);
 }
 
 TEST(probe__round_trip_untagged_and_tagged)
@@ -1093,49 +1113,128 @@ TEST(probe__round_trip_untagged_and_tagged)
 	static const struct mrc_probe_hdr edges[] = {
 		{ 0 },
 		{ .dport = 0xffff, .sport = 0xffff, .id = 0xffff,
-		  .ts = 0xffff, .tag = 0xffffffff, .tag_echo = 0xffffffff },
+		  .ts = 0xffff, .tag = 0xffffffff },
 		{ .dport = 0x1388, .sport = 0x1389, .id = 0x8001,
-		  .ts = 0x7ffe, .tag = 0x80000001, .tag_echo = 1 },
+		  .ts = 0x7ffe, .tag = 0x80000001 },
 		{ .dport = 0x8000, .sport = 1, .id = 1, .ts = 0x8000,
-		  .tag = 1, .tag_echo = 0 },
+		  .tag = 1 },
 	};
 	struct mrc_probe_hdr h;
 	size_t e;
 
 	for (e = 0; e < ARRAY_SIZE(edges); e++) {
 		h = edges[e];
-		h.tagged = 0;
 		check_probe_round_trip(_metadata, &h);
-		h.tagged = 1;
+		/* Untagged: PETH bytes 0-3 zero, as MRC 1.0 sends them. */
+		h.tag = 0;
 		check_probe_round_trip(_metadata, &h);
 	}
 }
 
-/* The PETH and ITETH of a probe, byte for byte. */
+/* The PETH of a probe, byte for byte: its tag in bytes 0-3. */
 TEST(probe__byte_layout)
 {
 	struct mrc_probe_hdr h = {
 		.dport = 0x1388, .sport = 0x1389, .id = 0xa1a2, .ts = 0xb1b2,
-		/* not written while untagged */
-		.tag = 0xc1c2c3c4, .tag_echo = 0xd1d2d3d4,
+		.tag = 0xc1c2c3c4,
 	};
-	static const __u8 want[36] = {
+	static const __u8 want[28] = {
 		0xde, 0x00, 0xff, 0xff, 0x00, 0x00, 0x13, 0x88,
-		0x08, 0x00, 0x00, 0x00,
-		0x00, 0x00, 0x00, 0x00, 0xa1, 0xa2, 0x00, 0x00,
+		0x00, 0x00, 0x00, 0x00,
+		0xc1, 0xc2, 0xc3, 0xc4, 0xa1, 0xa2, 0x00, 0x00,
 		0x13, 0x89, 0x13, 0x88, 0xb1, 0xb2, 0x00, 0x00,
-		0xc1, 0xc2, 0xc3, 0xc4, 0xd1, 0xd2, 0xd3, 0xd4,
 	};
 	__u8 p[BUF_LEN];
 
 	ASSERT_EQ(28, put_probe_twice(_metadata, p, &h));
-	EXPECT_EQ(0, p[8]);
-	EXPECT_EQ(0, memcmp(want, p, 8));
-	EXPECT_EQ(0, memcmp(want + 9, p + 9, 28 - 9));
-
-	h.tagged = 1;
-	ASSERT_EQ(36, put_probe_twice(_metadata, p, &h));
 	EXPECT_EQ(0, memcmp(want, p, sizeof(want)));
+	EXPECT_EQ(28, mrc_hdr_len(p));
+
+	/* Untagged: MRC 1.0's probe, bytes 12-15 zero. */
+	h.tag = 0;
+	ASSERT_EQ(28, put_probe_twice(_metadata, p, &h));
+	EXPECT_EQ(0, memcmp(want, p, 12));
+	EXPECT_EQ(0, p[12] | p[13] | p[14] | p[15]);
+	EXPECT_EQ(0, memcmp(want + 16, p + 16, 28 - 16));
+}
+
+/*
+ * A probe's answer: a SACK with the probe-response flag, MRC 1.0's 48
+ * bytes, no BTH flag 0x08: the responder's tag in SETH bytes 20-23 (UDP
+ * payload 32-35), the prober's echoed in 24-27 (36-39), where the bitmap
+ * of another SACK is.  Read back as tags, with no bitmap.  A SACK that
+ * answers data, tagged, still has an ITETH after its CC state.
+ */
+TEST(probe__response_round_trip)
+{
+	struct mrc_ack_hdr h = {
+		.opcode = MRC_OP_SACK, .dport = 0x1389, .sport = 0x1388,
+		.psn = 0xffffff, .flags = MRC_SETH_PROBE_RESP,
+		.acked_off = (__s16)0xa1a2, .entropy = 0xc000, .ts_echo = 0xb1b2,
+		.sack_off = 0x0017,
+		/* no bitmap in an answer: the tags take its place */
+		.bitmap = 0x1111111111111111ULL,
+		.tagged = 1, .tag = 0xd1d2d3d4, .tag_echo = 0xe1e2e3e4,
+	};
+	static const __u8 tags[8] = { 0xd1, 0xd2, 0xd3, 0xd4,
+				      0xe1, 0xe2, 0xe3, 0xe4 };
+	struct mrc_ack_hdr out;
+	__u8 p[BUF_LEN];
+
+	ASSERT_EQ(48, put_ack_twice(_metadata, p, &h));
+	EXPECT_EQ(0xdc, p[0]);
+	EXPECT_EQ(0, p[8]);			/* no ITETH */
+	EXPECT_EQ(48, mrc_hdr_len(p));
+	EXPECT_EQ(48, mrc_hdr_check(p, 48));
+	EXPECT_EQ(MRC_HDR_SHORT, mrc_hdr_check(p, 47));
+	EXPECT_EQ(MRC_SETH_PROBE_RESP, p[13]);
+	EXPECT_EQ(0xa1, p[14]);			/* probe number */
+	EXPECT_EQ(0xa2, p[15]);
+	EXPECT_EQ(0x00, p[30]);			/* service time */
+	EXPECT_EQ(0x17, p[31]);
+	EXPECT_EQ(0, memcmp(tags, p + 32, sizeof(tags)));
+	EXPECT_EQ(0xb1, p[40]);			/* echoed timestamp */
+	EXPECT_EQ(0xb2, p[41]);
+
+	memset(&out, 0x5a, sizeof(out));
+	mrc_get_ack_hdr(p, &out);
+	EXPECT_EQ(1, out.tagged);
+	EXPECT_EQ(0xd1d2d3d4, out.tag);
+	EXPECT_EQ(0xe1e2e3e4, out.tag_echo);
+	EXPECT_EQ(0, out.bitmap);
+	EXPECT_EQ(MRC_SETH_PROBE_RESP, out.flags);
+	EXPECT_EQ((__s16)0xa1a2, out.acked_off);
+	EXPECT_EQ(0xc000, out.entropy);
+	EXPECT_EQ(0xb1b2, out.ts_echo);
+	EXPECT_EQ(0x0017, out.sack_off);
+	EXPECT_EQ(0xffffff, out.psn);
+
+	/* A responder's tag of 0 (none) reads back as 0, still tagged:
+	 * the prober's mrc_tag_ack() decides by the echo.
+	 */
+	h.tag = 0;
+	ASSERT_EQ(48, put_ack_twice(_metadata, p, &h));
+	EXPECT_EQ(0, p[32] | p[33] | p[34] | p[35]);
+	EXPECT_EQ(0, memcmp(tags + 4, p + 36, 4));
+	mrc_get_ack_hdr(p, &out);
+	EXPECT_EQ(1, out.tagged);
+	EXPECT_EQ(0, out.tag);
+	EXPECT_EQ(0xe1e2e3e4, out.tag_echo);
+
+	/* The same SACK answering data: 48 bytes and an ITETH. */
+	h.flags = 0;
+	h.tag = 0xd1d2d3d4;
+	ASSERT_EQ(56, put_ack_twice(_metadata, p, &h));
+	EXPECT_EQ(MRC_BTH_TAGGED, p[8]);
+	EXPECT_EQ(56, mrc_hdr_len(p));
+	EXPECT_EQ(0x11, p[32]);			/* its bitmap */
+	EXPECT_EQ(0x11, p[39]);
+	EXPECT_EQ(0, memcmp(tags, p + 48, sizeof(tags)));
+	mrc_get_ack_hdr(p, &out);
+	EXPECT_EQ(1, out.tagged);
+	EXPECT_EQ(0xd1d2d3d4, out.tag);
+	EXPECT_EQ(0xe1e2e3e4, out.tag_echo);
+	EXPECT_EQ(0x1111111111111111ULL, out.bitmap);
 }
 
 /* PSN arithmetic, modulo 2^24. */

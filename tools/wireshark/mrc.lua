@@ -13,6 +13,15 @@
 -- port 4791 from Wireshark's InfiniBand (RoCEv2) dissector, which would
 -- read mrc's opcodes as unknown: "Decode As..." switches back.  Every
 -- field is under "mrc."; see Documentation/testing.rst for the list.
+--
+-- Incarnation tags: mrc.iteth.tag (the sender's) and mrc.iteth.echo (the
+-- receiver's, as the sender knows it) wherever a packet carries them, so
+-- that one filter finds all of an end's packets.  Every packet but a
+-- probe and its response has them in an ITETH (BTH flag 0x08,
+-- mrc.flags.tagged).  A probe and its response keep MRC 1.0's sizes and
+-- have no ITETH: a probe's sender tag alone is in PETH bytes 0-3 (no
+-- mrc.iteth.echo), and a response's tags are in SETH bytes 20-27, the
+-- bitmap's place (shown as tags, not as a bitmap).
 
 local mrc = Proto("mrc", "Multipath Reliable Connection (mrc)")
 
@@ -160,7 +169,8 @@ local F_pflags = add("probe_flags", ProtoField.uint16("mrc.probe_flags",
 local F_reserved = add("reserved", ProtoField.bytes("mrc.reserved",
 	"Reserved"))
 
--- ITETH (incarnation tags, mrc's own: BTH flag 0x08)
+-- Incarnation tags (mrc's own): the ITETH (BTH flag 0x08), a probe's
+-- PETH bytes 0-3, a probe response's SETH bytes 20-27.
 local F_tag = add("iteth_tag", ProtoField.uint32("mrc.iteth.tag",
 	"Sender tag", base.HEX))
 local F_echo = add("iteth_echo", ProtoField.uint32("mrc.iteth.echo",
@@ -177,6 +187,8 @@ local E_opcode = ProtoExpert.new("mrc.bad_opcode",
 local E_trailing = ProtoExpert.new("mrc.trailing",
 	"Bytes after the headers of a control packet",
 	expert.group.MALFORMED, expert.severity.WARN)
+-- No tags: no ITETH (BTH flag 0x08 clear); a probe's tag 0 (PETH bytes
+-- 0-3, MRC 1.0's zeros); a probe response echoing 0 (an MRC 1.0 one).
 local E_untagged = ProtoExpert.new("mrc.untagged",
 	"No ITETH (BTH flag 0x08 clear): no mrc queue pair takes it",
 	expert.group.PROTOCOL, expert.severity.NOTE)
@@ -221,14 +233,19 @@ local function iteth_len(tvb)
 	return bit.band(tvb(8, 1):uint(), TAGGED) ~= 0 and ITETH_LEN or 0
 end
 
--- The ITETH at @off: the sender's tag, then the receiver's, echoed.
-local function iteth(tree, tvb, off)
-	local t = tree:add(mrc, tvb(off, ITETH_LEN),
-		"ITETH (incarnation tags)")
+-- The tags at @off, laid out as an ITETH's: the sender's tag, then the
+-- receiver's, echoed.  @title: the subtree's.
+local function tags_at(tree, tvb, off, title)
+	local t = tree:add(mrc, tvb(off, ITETH_LEN), title)
 	t:add(F_tag, tvb(off, 4))
 	t:add(F_echo, tvb(off + 4, 4))
 	return string.format(" tag 0x%08x echo 0x%08x", tvb(off, 4):uint(),
 		tvb(off + 4, 4):uint())
+end
+
+-- The ITETH at @off.
+local function iteth(tree, tvb, off)
+	return tags_at(tree, tvb, off, "ITETH (incarnation tags)")
 end
 
 local function data(tree, tvb, pinfo, op)
@@ -324,7 +341,15 @@ local function sack(tree, tvb, pinfo)
 	else
 		s:add(F_sackoff, tvb(30, 2))
 	end
-	s:add(F_bitmap, tvb(32, 8))
+	-- A probe response has no bitmap: its tags are in its place
+	-- (unless it has an ITETH, as include/mrc/wire.h reads it).
+	local ptags = presp and iteth_len(tvb) == 0
+	local tags = ""
+	if ptags then
+		tags = tags_at(s, tvb, 32, "Incarnation tags (SETH bytes 20-27)")
+	else
+		s:add(F_bitmap, tvb(32, 8))
+	end
 	if not presp then
 		s:add(F_sacked, sacked_list(psn_add(cum, tvb(30, 2):int()),
 			tvb(32, 8):bytes())):set_generated()
@@ -335,9 +360,14 @@ local function sack(tree, tvb, pinfo)
 	c:add(F_restore, tvb(44, 1))
 	c:add(F_penalty, tvb(44, 1))
 	c:add(F_rcvd, tvb(45, 3))
+	if ptags and tvb(36, 4):uint() == 0 then
+		tree:add_proto_expert_info(E_untagged,
+			"Probe response echoing tag 0 (SETH bytes 24-27): " ..
+			"no mrc prober takes it")
+	end
 	if presp then
-		return string.format(" probe response #%d ev %d",
-			tvb(14, 2):uint(), tvb(16, 4):uint())
+		return string.format(" probe response #%d ev %d%s",
+			tvb(14, 2):uint(), tvb(16, 4):uint(), tags)
 	end
 	return string.format(" cum %d acked %d ev %d", cum,
 		psn_add(cum, tvb(14, 2):int()), tvb(16, 4):uint())
@@ -362,16 +392,25 @@ local function nack(tree, tvb, pinfo)
 		NACK_REASON[r] or "?", tvb(16, 4):uint())
 end
 
+-- A probe: its sender's tag in PETH bytes 0-3 (MRC 1.0's reserved
+-- zeros), no echo.
 local function probe(tree, tvb, pinfo)
 	local p = tree:add(mrc, tvb(12, 16), "PETH")
-	p:add(F_reserved, tvb(12, 4))
+	local tag = tvb(12, 4):uint()
+	p:add(F_tag, tvb(12, 4))
 	p:add(F_probeno, tvb(16, 2))
 	p:add(F_reserved, tvb(18, 2))
 	p:add(F_sport, tvb(20, 2))
 	p:add(F_pdport, tvb(22, 2))
 	p:add(F_pts, tvb(24, 2))
 	p:add(F_pflags, tvb(26, 2))
-	return string.format(" #%d ev %d", tvb(16, 2):uint(), pinfo.src_port)
+	if tag == 0 and iteth_len(tvb) == 0 then
+		tree:add_proto_expert_info(E_untagged,
+			"Probe with tag 0 (PETH bytes 0-3): no mrc queue " ..
+			"pair answers it")
+	end
+	return string.format(" #%d ev %d tag 0x%08x", tvb(16, 2):uint(),
+		pinfo.src_port, tag)
 end
 
 function mrc.dissector(tvb, pinfo, tree)
@@ -434,7 +473,11 @@ function mrc.dissector(tvb, pinfo, tree)
 			t:add_proto_expert_info(E_trailing)
 		end
 	end
-	if bit.band(tvb(8, 1):uint(), TAGGED) == 0 then
+	-- A probe and its response have no ITETH: their tags, if any,
+	-- were looked at above.
+	local presp = op == 0xDC and bit.band(tvb(13, 1):uint(), 0x02) ~= 0
+	if bit.band(tvb(8, 1):uint(), TAGGED) == 0 and op ~= 0xDE and
+	    not presp then
 		t:add_proto_expert_info(E_untagged)
 	end
 	pinfo.cols.info = string.format("%s %d -> %d psn %d%s", name, sp,
