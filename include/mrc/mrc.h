@@ -11,7 +11,7 @@
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
-#include <linux/ratelimit.h>
+#include <linux/jiffies.h>
 #include <linux/refcount.h>
 #include <linux/siphash.h>
 #include <linux/workqueue.h>
@@ -45,6 +45,20 @@ struct mrc_stats {
 #define MRC_PEER_HASH_BITS	8
 
 /**
+ * struct mrc_rate - a limit of events per second, for the data path
+ * @start: jiffies when the current one-second window began
+ * @n: events admitted or refused in that window
+ *
+ * Not __ratelimit(): it refuses whoever finds its lock taken, so two
+ * CPUs at once lost an event far below the rate.  Nobody waits or is
+ * refused for contention here (mrc_rate_admit()).
+ */
+struct mrc_rate {
+	unsigned long start;
+	atomic_t n;
+};
+
+/**
  * struct mrc_net - mrc's state in one network namespace
  * @cfg: configuration, read under RCU, replaced under @cfg_lock
  * @cfg_lock: serialises configuration changes
@@ -76,7 +90,7 @@ struct mrc_stats {
  *	its parts is flagged NLM_F_DUMP_INTR
  * @nr_qps: how many queue pairs exist
  * @reaper: closes idle queue pairs, in process context
- * @refuse_rs: rate limit of the NACKs for data no socket takes
+ * @refuse_rate: rate limit of the NACKs for data no socket takes
  * @peer_lock: guards @peers and @nr_peers
  * @peers: destination states by remote address, read under RCU
  * @peer_key: siphash key of @peers: a remote address picks no bucket
@@ -91,7 +105,7 @@ struct mrc_stats {
  * @probe_kick: a value went bad while the timer ran: run again
  * @probe_stop: set at namespace exit: the timer is not armed again
  * @net: the namespace itself, for the monitor's multicast
- * @mon_rs: rate limit of monitor events
+ * @mon_rate: rate limit of monitor events
  */
 struct mrc_net {
 	struct mrc_net_config __rcu *cfg;
@@ -113,7 +127,7 @@ struct mrc_net {
 	atomic_t nr_qps;
 	struct delayed_work reaper;
 	/* NACKs for data no socket takes: a flood draws few. */
-	struct ratelimit_state refuse_rs;
+	struct mrc_rate refuse_rate;
 	spinlock_t peer_lock;	/* guards peers, nr_peers */
 	DECLARE_HASHTABLE(peers, MRC_PEER_HASH_BITS);
 	siphash_key_t peer_key;
@@ -125,7 +139,7 @@ struct mrc_net {
 	bool probe_kick;
 	bool probe_stop;
 	struct net *net;
-	struct ratelimit_state mon_rs;
+	struct mrc_rate mon_rate;
 };
 
 struct mrc_src;
@@ -627,6 +641,30 @@ extern unsigned int mrc_net_id;
 static inline struct mrc_net *mrc_net(const struct net *net)
 {
 	return net_generic(net, mrc_net_id);
+}
+
+static inline void mrc_rate_init(struct mrc_rate *r)
+{
+	r->start = jiffies;
+	atomic_set(&r->n, 0);
+}
+
+/*
+ * Whether one more event fits in @per_sec for this second.  The first
+ * to see the window over starts the next one.  An event another CPU
+ * counts between the new start and the reset is judged by the old count
+ * and then forgotten: the limit can be off by the number of CPUs, never
+ * by more.
+ */
+static inline bool mrc_rate_admit(struct mrc_rate *r, int per_sec)
+{
+	unsigned long start = READ_ONCE(r->start);
+	unsigned long now = jiffies;
+
+	if (time_after_eq(now, start + HZ) &&
+	    try_cmpxchg(&r->start, &start, now))
+		atomic_set(&r->n, 0);
+	return atomic_inc_return(&r->n) <= per_sec;
 }
 
 static inline void mrc_stat_add(struct mrc_net *mn, enum mrc_stat s, u64 v)

@@ -24,7 +24,7 @@ static void mrc_mon_send(struct mrc_net *mn, u32 qpn, u32 event, u16 ev,
 	void *hdr;
 	int ret;
 
-	if (!__ratelimit(&mn->mon_rs))
+	if (!mrc_rate_admit(&mn->mon_rate, MRC_MON_PER_SEC))
 		goto drop;
 	skb = genlmsg_new(NLMSG_GOODSIZE < 256 ? NLMSG_GOODSIZE : 256,
 			  GFP_ATOMIC);

@@ -64,12 +64,10 @@ static int __net_init mrc_net_init(struct net *net)
 	atomic_set(&mn->nr_qps, 0);
 	atomic64_set(&mn->max_reorder, 0);
 	INIT_DELAYED_WORK(&mn->reaper, mrc_reaper_work);
-	ratelimit_state_init(&mn->refuse_rs, HZ, MRC_REFUSE_PER_SEC);
-	ratelimit_set_flags(&mn->refuse_rs, RATELIMIT_MSG_ON_RELEASE);
+	mrc_rate_init(&mn->refuse_rate);
 	mrc_peer_net_init(mn);
 	mn->net = net;
-	ratelimit_state_init(&mn->mon_rs, HZ, MRC_MON_PER_SEC);
-	ratelimit_set_flags(&mn->mon_rs, RATELIMIT_MSG_ON_RELEASE);
+	mrc_rate_init(&mn->mon_rate);
 
 	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
 	if (!cfg)

@@ -221,7 +221,7 @@ static void mrc_rx_refuse(struct mrc_net *mn, const struct mrc_data_hdr *h,
 	struct mrc_ack_hdr a;
 	struct sk_buff *skb;
 
-	if (!__ratelimit(&mn->refuse_rs))
+	if (!mrc_rate_admit(&mn->refuse_rate, MRC_REFUSE_PER_SEC))
 		return;
 	mrc_nack_of(&a, h, reason, ctx);
 	/* No tag of ours: the sender's echoed, which only a receiver of
