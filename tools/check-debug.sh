@@ -12,7 +12,7 @@
 #    use-after-free, and each report must be found by tools/vm/splat-scan
 #    naming the function that committed it.
 # 3. Runs the selftests (the TEST... named, or all but mrc_config.sh,
-#    mrc_trim.sh, mrc_trimming.sh and mrc_stack.sh)
+#    mrc_trim.sh and mrc_trimming.sh)
 #    with panic_on_warn=1, then unloads mrc, has kmemleak scan, and fails
 #    on any report, which it prints.  mrc_config.sh is a test of the CLI's
 #    parsing, slow here (two minutes of process starts); the kernel's side
@@ -101,17 +101,16 @@ else
 	# and its tshark passes take ten minutes here): the stock kernel's
 	# runs are enough.  mrc_trimming.sh needs fq_codel, which the debug
 	# kernel lacks, and two fabrics; mrc's handling of trims runs here
-	# in mrc_wireshark.sh, which trims too.  mrc_stack.sh counts with
-	# nftables, and the debug kernel has no netfilter.  mrc_hardening.sh
+	# in mrc_wireshark.sh, which trims too.  mrc_hardening.sh
 	# runs a smaller set here (MRC_DEBUG_KERNEL=1): tables of 64 queue
 	# pairs (net.mrc.max_qps), which its forged packets, about 8 ms
 	# each here, fill before the idle ones close.
 	tests=$(make -s -C selftests print-tests | tr ' ' '\n' |
-		grep -vx -e mrc_config.sh -e mrc_trim.sh -e mrc_trimming.sh \
-			-e mrc_stack.sh | tr '\n' ' ')
+		grep -vx -e mrc_config.sh -e mrc_trim.sh -e mrc_trimming.sh |
+		tr '\n' ' ')
 	echo "debug: all selftests but mrc_config.sh (CLI parsing)," \
-		"mrc_trim.sh (a BPF program), mrc_trimming.sh (fq_codel)" \
-		"and mrc_stack.sh (nftables); they run on the stock kernel"
+		"mrc_trim.sh (a BPF program) and mrc_trimming.sh" \
+		"(fq_codel); they run on the stock kernel"
 fi
 # The VM starts its command with an empty environment: set it there.
 run="MRC_CHECK=1 MRC_DEBUG_KERNEL=1 make -s -C selftests run_tests TEST_PROGS='$tests'"
