@@ -570,14 +570,8 @@ refused() {
 	chk_cnt "$desc: the server took nothing" S "rx_packets == 0"
 }
 
-# The debug kernel (tinyconfig and its debug options) has no netfilter.
-if [ "${MRC_DEBUG_KERNEL:-0}" = 1 ]; then
-	mrc_log "# (refusals by ICMP: on the stock kernel, the debug one" \
-		"has no netfilter to send them)"
-else
-	refused "refused: ICMP port unreachable" "$MRC_IP4_B"
-	refused "refused: ICMPv6 port unreachable" "$MRC_IP6_B"
-fi
+refused "refused: ICMP port unreachable" "$MRC_IP4_B"
+refused "refused: ICMPv6 port unreachable" "$MRC_IP6_B"
 
 # --- 6. forged acknowledgments --------------------------------------------
 
