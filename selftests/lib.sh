@@ -812,6 +812,18 @@ mrc_netem() {
 	}
 }
 
+# softnet_drops: packets the receiving CPUs' backlogs dropped, which
+# never reached mrc (an injection is not paced): the sum of
+# /proc/net/softnet_stat's second column, in all namespaces.
+softnet_drops() {
+	local d=0 f
+
+	while read -r _ f _; do
+		d=$((d + 16#$f))
+	done </proc/net/softnet_stat
+	echo "$d"
+}
+
 # mrc_stats_delta NAME BEFORE AFTER: AFTER[NAME] - BEFORE[NAME] of two
 # mrc_stats_snapshot arrays, or "<absent>" if either lacks it.
 mrc_stats_delta() {

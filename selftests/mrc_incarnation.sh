@@ -115,17 +115,6 @@ chk_range() {
 	fi
 }
 
-# softnet_drops: packets the receiving CPUs' backlogs dropped (an
-# injection is not paced), which never reached mrc.
-softnet_drops() {
-	local d=0 f
-
-	while read -r _ f _; do
-		d=$((d + 16#$f))
-	done </proc/net/softnet_stat
-	echo "$d"
-}
-
 # inject NS ADDR ARGS...: mrc_inject in NS to ADDR; sets LOST to the
 # packets the backlogs dropped meanwhile.
 inject() {

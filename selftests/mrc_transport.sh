@@ -609,15 +609,7 @@ forged_acks() {
 	done
 	[ -n "$lport" ] || mrc_die "no queue pair in the client's namespace"
 	# Packets the receiving CPUs' backlogs dropped (the sweep is not
-	# paced) never reached mrc: /proc/net/softnet_stat's second column.
-	softnet_drops() {
-		local d=0 f
-
-		while read -r _ f _; do
-			d=$((d + 16#$f))
-		done </proc/net/softnet_stat
-		echo "$d"
-	}
+	# paced) never reached mrc.
 	drops0=$(softnet_drops)
 	t0=$(mrc_now_ms)
 	out=$(ip netns exec "$S" "$MRC_INJECT" -E -q "$lport" -s "$PORT" \
