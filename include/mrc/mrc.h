@@ -488,10 +488,6 @@ struct mrc_qp {
 	 * lock; a probe reads them under the peer's lock alone.
 	 */
 	struct mrc_tags tags;
-	/* The peer's tag changed with the acknowledgment being taken: a
-	 * challenge then refused all we had sent it (mrc_qp_rx_ack()).
-	 */
-	bool tag_fresh;
 	/* jiffies before which it sends no challenge (NACK 0x1A): one per
 	 * MRC_CHALLENGE_GAP_MS at most, whatever a forger sends it, and
 	 * from no budget it shares with another QP.
@@ -804,7 +800,7 @@ int mrc_xmit_pmtu(struct mrc_net *mn, int family, const struct mrc_local *l,
 int mrc_xmit(struct mrc_net *mn, int family, const struct mrc_local *l,
 	     const struct in6_addr *daddr, struct sk_buff *skb);
 void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
-		   struct sk_buff_head *out);
+		   bool fresh, struct sk_buff_head *out);
 enum hrtimer_restart mrc_rto_fire(struct hrtimer *t);
 enum hrtimer_restart mrc_ack_fire(struct hrtimer *t);
 u8 mrc_control_tos(struct mrc_net *mn);

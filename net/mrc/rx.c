@@ -967,10 +967,6 @@ static void mrc_rx_ack(struct mrc_net *mn, const u8 *p, struct mrc_rx_ctx *ctx)
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_BAD_TAG);
 		ctx->drop = SKB_DROP_REASON_NOT_SPECIFIED;
 	} else {
-		/* Its sender's end is another than the one we knew (a
-		 * challenge's then refused all we had sent it).
-		 */
-		qp->tag_fresh = h.tag && h.tag != peer;
 		/* ... which replaced a known one: what we took of the one
 		 * before, half received, is not the new one's.
 		 */
@@ -980,12 +976,15 @@ static void mrc_rx_ack(struct mrc_net *mn, const u8 *p, struct mrc_rx_ctx *ctx)
 			WRITE_ONCE(qp->rx_open, false);
 		}
 		/* It echoes our tag: its sender received a packet of ours
-		 * (a refusal's too: the address receives).
+		 * (a refusal's too: the address receives).  This is the
+		 * one place an acknowledgment validates the address.
 		 */
 		if (qp->unvalidated)
 			mrc_qp_validated(qp);
-		mrc_qp_rx_ack(qp, &h, &qp->xq);
-		qp->tag_fresh = false;
+		/* A tag other than the one we knew: another end, whose
+		 * challenge then refused all we had sent it.
+		 */
+		mrc_qp_rx_ack(qp, &h, h.tag && h.tag != peer, &qp->xq);
 	}
 	spin_unlock(&qp->lock);
 	mrc_qp_flush(qp);

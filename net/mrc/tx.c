@@ -1190,11 +1190,13 @@ static bool mrc_ack_plausible(struct mrc_qp *qp, const struct mrc_ack_hdr *h)
 /**
  * mrc_qp_rx_ack() - take an ACK, SACK or NACK for the sending direction
  * @qp: the queue pair, locked
- * @h: the acknowledgment's fields
+ * @h: the acknowledgment's fields, its tags checked by the caller
+ * @fresh: it told us a tag of the peer's other than the one we knew: a
+ *	new end, which refused all we had sent the one before
  * @out: where packets to send go
  */
 void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
-		   struct sk_buff_head *out)
+		   bool fresh, struct sk_buff_head *out)
 {
 	u32 acked = 0, rtt_us = 0, cum_next, n, i;
 	bool starved, sample;
@@ -1250,12 +1252,11 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 			 * MRC_CHALLENGE_GAP_MS, and would leave the rest
 			 * to a timeout).
 			 */
-			n = qp->tag_fresh ? mrc_psn_diff(qp->snd_nxt,
-							 qp->snd_una) : 1;
+			n = fresh ? mrc_psn_diff(qp->snd_nxt, qp->snd_una) : 1;
 			for (i = 0; i < n; i++) {
 				struct mrc_tx_pkt *e;
 
-				e = mrc_txp(qp, qp->tag_fresh ?
+				e = mrc_txp(qp, fresh ?
 					    mrc_psn_add(qp->snd_una, i) :
 					    h->psn);
 				if (e->flags & (MRC_TXP_SACKED | MRC_TXP_LOST))
@@ -1373,7 +1374,6 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 			if (READ_ONCE(qp->peer->spray.nr_bad))
 				mrc_probe_arm(qp->mn);
 		}
-		mrc_qp_validated(qp);
 		qp->peer_starved = false;
 		qp->feedback = true;
 		if (mrc_psn_sdiff(qp->high_sacked, cum_next) < 0)
@@ -1412,14 +1412,9 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 	if (acked) {
 		qp->feedback = true;
 		qp->tx_progress = jiffies;
-		/* It acknowledged data of ours, which only a receiver at
-		 * its address could: no longer capped.
-		 */
-		mrc_qp_validated(qp);
-	}
-	if (acked)
 		mrc_cc_on_ack(qp, &cfg, acked, rtt_us,
 			      h->cc_flags & MRC_CC_FLAG_ECN);
+	}
 
 	if (qp->snd_una == qp->snd_nxt)
 		hrtimer_try_to_cancel(&qp->rto_timer);
