@@ -296,6 +296,12 @@ static inline u32 mrc_max_qps_per_addr(void)
 #define MRC_REFUSE_PER_SEC	1000
 /* The least time between two challenges (NACK 0x1A) of a QP. */
 #define MRC_CHALLENGE_GAP_MS	10
+
+static inline unsigned long mrc_challenge_gap(void)
+{
+	return max(1UL, msecs_to_jiffies(MRC_CHALLENGE_GAP_MS));
+}
+
 /* The retransmission timeout before any RTT sample: long enough for the
  * slowest of paths of very different delays (a first window is sprayed
  * over all of them), as TCP's initial RTO is.
@@ -488,11 +494,11 @@ struct mrc_qp {
 	 * lock; a probe reads them under the peer's lock alone.
 	 */
 	struct mrc_tags tags;
-	/* jiffies before which it sends no challenge (NACK 0x1A): one per
+	/* jiffies of its last challenge (NACK 0x1A): one per
 	 * MRC_CHALLENGE_GAP_MS at most, whatever a forger sends it, and
 	 * from no budget it shares with another QP.
 	 */
-	unsigned long chal_next;
+	unsigned long chal_last;
 	bool amp_blocked;	/* data waiting for the cap; counted once */
 	u64 amp_rx;		/* UDP payload bytes from it, unvalidated */
 	u64 amp_tx;		/* ... to it, acknowledgments included */
@@ -647,19 +653,22 @@ static inline void mrc_rate_init(struct mrc_rate *r)
 
 /*
  * Whether one more event fits in @per_sec for this second.  The first
- * to see the window over starts the next one.  An event another CPU
- * counts between the new start and the reset is judged by the old count
- * and then forgotten: the limit can be off by the number of CPUs, never
- * by more.
+ * to see the window over starts the next one (unsigned arithmetic: a
+ * window however old is over).  Events counted elsewhere between the
+ * new start and the reset are judged by the old count and then
+ * forgotten: the few a CPU makes in that instant may exceed the limit.
+ * Once the window is full, a refusal only reads the count, which then
+ * never grows past the limit by more than the callers racing for it.
  */
 static inline bool mrc_rate_admit(struct mrc_rate *r, int per_sec)
 {
 	unsigned long start = READ_ONCE(r->start);
 	unsigned long now = jiffies;
 
-	if (time_after_eq(now, start + HZ) &&
-	    try_cmpxchg(&r->start, &start, now))
+	if (now - start >= HZ && try_cmpxchg(&r->start, &start, now))
 		atomic_set(&r->n, 0);
+	if (atomic_read(&r->n) >= per_sec)
+		return false;
 	return atomic_inc_return(&r->n) <= per_sec;
 }
 

@@ -195,7 +195,8 @@ static struct mrc_qp *mrc_qp_alloc(struct mrc_sock *ms,
 	 * peer's (include/mrc/tag.h).
 	 */
 	mrc_tag_init(&qp->tags, get_random_u32());
-	qp->chal_next = jiffies;	/* its first challenge may go at once */
+	/* Its first challenge may go at once. */
+	qp->chal_last = jiffies - mrc_challenge_gap();
 	qp->last_tx = jiffies;
 	qp->last_rx = jiffies;
 	/* Nothing read yet: no idle period after a read keeps it

@@ -539,9 +539,8 @@ static enum mrc_rx_tag_action mrc_rx_tags(struct mrc_qp *qp,
 		 * of those must not keep a restarted peer out, nor tell by
 		 * their number which QPs exist.
 		 */
-		if (time_after_eq(jiffies, qp->chal_next)) {
-			qp->chal_next = jiffies +
-				max(1UL, msecs_to_jiffies(MRC_CHALLENGE_GAP_MS));
+		if (jiffies - qp->chal_last >= mrc_challenge_gap()) {
+			qp->chal_last = jiffies;
 			mrc_nack_of(&a, h, MRC_NACK_TAG_CHALLENGE, ctx);
 			a.tagged = 1;
 			a.tag_echo = h->tag;
