@@ -74,6 +74,7 @@ static const char * const mrc_stat_names[__MRC_STAT_MAX] = {
 	[MRC_STAT_RX_DROP_BAD_TAG]	= "rx_drop_bad_tag",
 	[MRC_STAT_RX_DROP_BLIND_RESET]	= "rx_drop_blind_reset",
 	[MRC_STAT_QP_REINCARNATED]	= "qp_reincarnated",
+	[MRC_STAT_RTO_DEFERRED]		= "rto_deferred",
 };
 
 #endif /* _MRC_STAT_NAMES_H */

@@ -18,6 +18,8 @@
 #include <mrc/amp.h>
 #include <mrc/mrc.h>
 
+#include "trace.h"
+
 /* Room for link, IP and UDP headers in front of mrc's. */
 #define MRC_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + \
 			 sizeof(struct udphdr))
@@ -1199,7 +1201,7 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 		   bool fresh, struct sk_buff_head *out)
 {
 	u32 acked = 0, rtt_us = 0, cum_next, n, i;
-	bool starved, sample;
+	bool starved, sample, progressed = false;
 	const struct mrc_config *c;
 	struct mrc_config cfg;
 
@@ -1362,6 +1364,7 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 			e->flags = 0;
 		}
 		qp->snd_una = cum_next;
+		progressed = true;
 		qp->tx_synced = true;
 		/* It answered what only a receiver of ours could: no
 		 * longer a QP a full table may evict.
@@ -1416,9 +1419,12 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 			      h->cc_flags & MRC_CC_FLAG_ECN);
 	}
 
+	/* Restarted by cumulative progress only: a late SACK from before
+	 * snd_una must not push a timeout out.
+	 */
 	if (qp->snd_una == qp->snd_nxt)
 		hrtimer_try_to_cancel(&qp->rto_timer);
-	else if (n)
+	else if (progressed)
 		mrc_rto_arm(qp, &cfg);
 	mrc_qp_push(qp, out);
 }
@@ -1440,16 +1446,43 @@ static unsigned long mrc_qp_persist(const struct mrc_config *c)
 				max_t(u32, c->rto_us, MRC_RTO_MAX_US));
 }
 
+/* When the retransmission timeout is due: a whole RTO (@rto_us, backoff
+ * included) after the oldest transmission still unanswered.  0 (due now)
+ * if every PSN out is acknowledged selectively or waits to be resent: the
+ * timer runs for a wait (room, a window), not for a packet.
+ */
+static u64 mrc_qp_rto_due_ns(struct mrc_qp *qp, u32 rto_us)
+{
+	u32 n = mrc_psn_diff(qp->snd_nxt, qp->snd_una), i;
+	u64 oldest = U64_MAX;
+
+	for (i = 0; i < n; i++) {
+		const struct mrc_tx_pkt *e;
+
+		e = mrc_txp(qp, mrc_psn_add(qp->snd_una, i));
+		if (!(e->flags & (MRC_TXP_SACKED | MRC_TXP_LOST)) &&
+		    e->tx_ns < oldest)
+			oldest = e->tx_ns;
+	}
+	if (oldest == U64_MAX)
+		return 0;
+	return oldest + (u64)rto_us * NSEC_PER_USEC;
+}
+
 /**
  * mrc_rto_fire() - the retransmission timeout of a queue pair
  * @t: its timer
  *
- * Runs in softirq context.  Everything in flight and not SACKed is taken
- * as lost; after retry-limit timeouts in a row with no word from the peer,
- * or past the persist deadline (mrc_qp_persist()), the sending direction
- * fails with ETIMEDOUT.
+ * Runs in softirq context.  Not yet a timeout if the peer acknowledged
+ * data within the RTO and every packet out was sent less than an RTO
+ * ago: the timer is started again for the oldest (rto_deferred).
+ * Otherwise everything in flight and not SACKed is taken as lost; after
+ * retry-limit timeouts in a row with no word from the peer, or past the
+ * persist deadline (mrc_qp_persist()), the sending direction fails with
+ * ETIMEDOUT.
  *
- * Return: HRTIMER_NORESTART; mrc_rto_arm() restarts it when needed.
+ * Return: HRTIMER_NORESTART; the timer is started again here, or by
+ * mrc_rto_arm() when needed.
  */
 enum hrtimer_restart mrc_rto_fire(struct hrtimer *t)
 {
@@ -1457,7 +1490,7 @@ enum hrtimer_restart mrc_rto_fire(struct hrtimer *t)
 	const struct mrc_config *c;
 	struct mrc_config cfg;
 	u64 now, timed_out;
-	u32 n, i, usable;
+	u32 n, i, usable, rto_us;
 
 	rcu_read_lock();
 	c = mrc_cfg(qp->mn);
@@ -1476,7 +1509,39 @@ enum hrtimer_restart mrc_rto_fire(struct hrtimer *t)
 	    qp->state != MRC_QP_STATE_OPEN || hrtimer_is_queued(t))
 		goto unlock;
 
+	now = ktime_get_ns();
+	rto_us = mrc_qp_rto_us(qp, &cfg);
+	if (!qp->peer_starved && !qp->amp_blocked &&
+	    time_before(jiffies, qp->tx_progress + usecs_to_jiffies(rto_us))) {
+		u64 due = mrc_qp_rto_due_ns(qp, rto_us);
+
+		/* The timer ran from the last cumulative progress, but the
+		 * peer acknowledged data within this RTO and what is out
+		 * was resent since (a trim's NACK, a SACK's gap): nothing
+		 * has waited a whole RTO unanswered yet.  Wait for the
+		 * oldest.  A peer that acknowledges nothing gets no such
+		 * wait: its timeouts count toward the retry limit.
+		 */
+		if (due > now) {
+			mrc_qp_stat_inc(qp, MRC_STAT_RTO_DEFERRED);
+			hrtimer_start(t, ns_to_ktime(due - now),
+				      HRTIMER_MODE_REL_SOFT);
+			goto unlock;
+		}
+	}
+
 	mrc_qp_stat_inc(qp, MRC_STAT_TIMEOUTS);
+	if (trace_mrc_rto_enabled()) {
+		const struct mrc_tx_pkt *h = mrc_txp(qp, qp->snd_una);
+		bool any = qp->snd_una != qp->snd_nxt;
+
+		trace_mrc_rto(qp->qpn, qp->snd_una,
+			      mrc_psn_diff(qp->snd_nxt, qp->snd_una),
+			      qp->inflight, qp->cc.cwnd,
+			      rto_us, qp->backoff, any ? now - h->tx_ns : 0,
+			      any ? h->flags : 0,
+			      jiffies_to_msecs(jiffies - qp->tx_progress));
+	}
 	if (qp->feedback)
 		qp->retries = 0;
 	qp->feedback = false;
@@ -1491,7 +1556,6 @@ enum hrtimer_restart mrc_rto_fire(struct hrtimer *t)
 	 * since are resent too, but say nothing of their path.
 	 */
 	usable = mrc_peer_usable(qp);
-	now = ktime_get_ns();
 	timed_out = mrc_qp_rto_base_us(qp, &cfg) * NSEC_PER_USEC;
 	n = mrc_psn_diff(qp->snd_nxt, qp->snd_una);
 	for (i = 0; i < n; i++) {

@@ -389,6 +389,12 @@ enum mrc_stat {
 					 * proven by the echo of the queue
 					 * pair's tag: a restarted peer
 					 */
+	MRC_STAT_RTO_DEFERRED,		/* retransmission timers that ran out
+					 * while the peer acknowledged data
+					 * and every packet out had been sent
+					 * less than an RTO before: waited
+					 * for the oldest, no timeout
+					 */
 
 	__MRC_STAT_MAX,
 };
