@@ -284,6 +284,45 @@ used_spines() {
 	echo "$used"
 }
 
+# fabric_star: the incast star, senders A[1..4] (10.3.i.1), router R,
+# receiver D (10.4.0.1).  R's link to D has no qdisc: the test adds the
+# bottleneck it studies (tbf at 50 Mbit/s, say, with the trimming
+# program or fq_codel).
+fabric_star() {
+	local i lines=() r=()
+
+	fabric_names 6
+	A=("" "${NAMES[@]:0:4}")
+	R=${NAMES[4]} D=${NAMES[5]}
+	for i in "${NAMES[@]}"; do
+		lines+=("netns add $i")
+	done
+	for i in 1 2 3 4; do
+		lines+=("link add va netns ${A[i]} type veth peer name va$i netns $R")
+	done
+	lines+=("link add vd netns $D type veth peer name vd netns $R")
+	printf '%s\n' "${lines[@]}" | ip -b - || mrc_die "cannot build the star"
+	r=("link set lo up" "addr add 10.4.0.254/24 dev vd" "link set vd up")
+	for i in 1 2 3 4; do
+		ip -n "${A[i]}" -b - <<-EOF || mrc_die "cannot set up sender $i"
+			link set lo up
+			addr add 10.3.$i.1/24 dev va
+			link set va up
+			route add default via 10.3.$i.254
+		EOF
+		r+=("addr add 10.3.$i.254/24 dev va$i" "link set va$i up")
+	done
+	ip -n "$D" -b - <<-EOF || mrc_die "cannot set up the receiver"
+		link set lo up
+		addr add 10.4.0.1/24 dev vd
+		link set vd up
+		route add default via 10.4.0.254
+	EOF
+	printf '%s\n' "${r[@]}" | ip -n "$R" -b - || mrc_die "cannot set up r"
+	ip netns exec "$R" sysctl -q -w net.ipv4.ip_forward=1 ||
+		mrc_die "r: forwarding"
+}
+
 # wait_no_qp NS: wait (10 s at most) until NS has no queue pair and no
 # destination state left.
 wait_no_peer() {

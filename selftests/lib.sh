@@ -110,7 +110,7 @@ mrc_die() {
 mrc_exit() {
 	echo "1..$mrc_nr_checks"
 	echo "$MRC_TEST: $mrc_nr_checks checks, $mrc_nr_failed failed," \
-		"$mrc_nr_skipped skipped"
+		"$mrc_nr_skipped skipped, in $SECONDS s"
 	if [ "$mrc_nr_failed" -gt 0 ]; then
 		exit 1
 	fi
@@ -810,6 +810,20 @@ mrc_netem() {
 		echo "# tc qdisc replace dev $dev root netem $*: $out"
 		return 1
 	}
+}
+
+# mrc_tracefs: print where tracefs is, mounting it if it is not; 1 if
+# it has no mrc events (mrc not loaded).
+mrc_tracefs() {
+	local tr=/sys/kernel/tracing
+
+	if [ ! -e "$tr/events" ]; then
+		mount -t tracefs nodev "$tr" 2>/dev/null ||
+			mount -t tracefs nodev /sys/kernel/debug/tracing 2>/dev/null
+		[ -e "$tr/events" ] || tr=/sys/kernel/debug/tracing
+	fi
+	echo "$tr"
+	[ -e "$tr/events/mrc" ]
 }
 
 # softnet_drops: packets the receiving CPUs' backlogs dropped, which

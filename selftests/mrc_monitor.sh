@@ -90,13 +90,9 @@ check_count() {
 }
 
 check_tracepoint() {
-	local tr=/sys/kernel/tracing n want
+	local tr n want
 
-	if [ ! -e "$tr/events" ]; then
-		mount -t tracefs nodev "$tr" 2>/dev/null ||
-			mount -t tracefs nodev /sys/kernel/debug/tracing 2>/dev/null
-		[ -e "$tr/events" ] || tr=/sys/kernel/debug/tracing
-	fi
+	tr=$(mrc_tracefs)
 	if [ ! -e "$tr/events/mrc/mrc_pkt/enable" ]; then
 		mrc_fail "tracepoint: no $tr/events/mrc/mrc_pkt"
 		return

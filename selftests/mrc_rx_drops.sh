@@ -208,13 +208,9 @@ expect "100 x sack-short to ::1" 100 28 rx_drop_short
 # skb:kfree_skb tracepoint reports to drop monitors (dropwatch, perf):
 # those freed in mrc's code, by reason.
 check_drop_reasons() {
-	local tr=/sys/kernel/tracing ev
+	local tr ev
 
-	if [ ! -e "$tr/events" ]; then
-		mount -t tracefs nodev "$tr" 2>/dev/null ||
-			mount -t tracefs nodev /sys/kernel/debug/tracing 2>/dev/null
-		[ -e "$tr/events" ] || tr=/sys/kernel/debug/tracing
-	fi
+	tr=$(mrc_tracefs)
 	ev=$tr/events/skb/kfree_skb/enable
 	if [ ! -e "$ev" ]; then
 		mrc_fail "drop reasons: no $ev"

@@ -539,6 +539,12 @@ refused() {
 	mrc_log "# $desc"
 	new_pair
 	MRC_DUMP_NS=$C
+	# The debug kernel under TCG may take longer than 50 ms for the
+	# round trip through nft's reject: a timer of a second there.
+	if [ "${MRC_DEBUG_KERNEL:-0}" = 1 ]; then
+		mrc_exec -n "$C" config set rto 1000000 ||
+			mrc_die "config set rto 1000000"
+	fi
 	ip netns exec "$S" nft -f - <<-EOF || mrc_die "cannot set up nftables"
 	table inet mrc_test {
 		chain input {
