@@ -7,7 +7,7 @@
 # results.json and results.md under Documentation/benchmarks/ (or
 # $BENCH_OUT).  See Documentation/benchmarks/README.rst.
 #
-#   make bench [QUICK=1] [BENCH=goodput|failover|trimming] [BENCH_T=S] [BENCH_R=N]
+#   make bench [QUICK=1] [BENCH=goodput|failover|trimming|incast] [BENCH_T=S] [BENCH_R=N]
 #   tools/bench/bench.sh [BENCHMARK...]
 #
 # QUICK=1 takes one repetition of shorter runs (about 5 minutes in all

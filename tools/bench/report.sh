@@ -122,6 +122,27 @@ def trimming:
 	 "\(.verified) | \(.lost) | " +
 	 "\(.errors)\(if .ok then "" else " (a run FAILED)" end) |");
 
+def incast:
+	"## Incast: 4 senders into one 50 Mbit/s link",
+	"",
+	"\(.repetitions) repetition(s) of \(.seconds) s per case; four " +
+	"senders, one socket each, 256 KiB messages, at once into one " +
+	"receiver behind a router whose \(.link_mbps) Mbit/s link to it " +
+	"(tbf) is the bottleneck.  Tail drop: a queue of " +
+	"\(.drop_queue_bytes) bytes; trimming: above \(.trim_backlog_bytes) " +
+	"bytes of backlog.  Goodput: the bytes verified over the longest " +
+	"sender'"'"'s time, all four together.",
+	"",
+	"| case | median Mbit/s | min | max | link use | trimmed | router drops | mrc timeouts | mrc packets resent | TCP segments resent | verified | lost | corrupted |",
+	"|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+	(.cases[] |
+	 "| \(.description) | \(.goodput_mbps.median | r1) | " +
+	 "\(.goodput_mbps.min | r1) | \(.goodput_mbps.max | r1) | " +
+	 "\(.link_utilisation | pct) | \(.trimmed) | \(.router_drops) | " +
+	 "\(.timeouts) | \(.retransmissions) | \(.tcp_retrans_segs) | " +
+	 "\(.verified) | \(.lost) | " +
+	 "\(.errors)\(if .ok then "" else " (a run FAILED)" end) |");
+
 "# mrc benchmarks",
 "",
 (.meta | "Started \(.started); VM kernel \(.vm_kernel), \(.vm_cpus) CPUs under \(.vm_accel // "?")" +
@@ -136,5 +157,6 @@ def trimming:
 (.benchmarks |
  (if .goodput then (.goodput | goodput), "" else empty end),
  (if .failover then (.failover | failover), "" else empty end),
- (if .trimming then (.trimming | trimming), "" else empty end))
+ (if .trimming then (.trimming | trimming), "" else empty end),
+ (if .incast then (.incast | incast), "" else empty end))
 ' "$1"
