@@ -312,9 +312,8 @@ if [ "$DEBUG_KERNEL" = 1 ]; then
 	debug_mark "fabric"
 	# The server's answers wait there for the client's word behind up
 	# to seconds of emulated queueing: at the default rto its QP gives
-	# up after retry-limit timeouts (the client then sees ECONNRESET).
-	# 1 s: not as long as MRC_QP_IDLE_MS, 3 s, after which a peer
-	# reaps a QP it has heard nothing from.
+	# up after retry-limit timeouts (the client then sees ECONNRESET);
+	# at 1 s, retry-limit's timeouts outlast the queueing.
 	# h1's own rto, which the failure's values go bad by, stays.
 	mrc_exec -n "$H2" config set rto 1000000 || mrc_die "config set in h2"
 	config_h1 probe-period 20000

@@ -46,9 +46,8 @@
 # 2's first half as well (both QPs on one state, whose one rotation the
 # per-value counts check); one message outstanding a socket and rto 1 s
 # at both ends, since an RTT there is up to a second of emulated
-# queueing and a spurious timeout takes values out of the rotation (not
-# more: a sender silent for MRC_QP_IDLE_MS, 3 s, finds its peer's QP
-# reaped, and fails with ECONNRESET).  Then 2's second half, and 4 with
+# queueing and a spurious timeout takes values out of the rotation.
+# Then 2's second half, and 4 with
 # 2 x 1 MiB.  Not 3, 5 nor 8 spines.
 
 . "$(dirname "$0")/lib.sh"

@@ -51,7 +51,7 @@ mkdir -p "$out"
 
 vm() {	# vm LOG APPEND CMD
 	tools/vm/run-vm --kernel "$bzimage" --modules-dir "$dir/modules" \
-		--console-log "$1.console" --append "$2" --timeout 2400 \
+		--console-log "$1.console" --append "$2" --timeout 3000 \
 		-- "$3" 2>&1 | tee "$1"
 	return "${PIPESTATUS[0]}"
 }

@@ -818,6 +818,7 @@ void mrc_sock_rx_room(struct mrc_sock *ms);
 void mrc_qp_tx_reset(struct mrc_qp *qp);
 void mrc_qp_tx_purge(struct mrc_qp *qp);
 void mrc_qp_fail(struct mrc_qp *qp, int err);
+unsigned long mrc_qp_persist(const struct mrc_config *c);
 void mrc_qp_icmp(struct mrc_qp *qp, const struct mrc_data_hdr *h, u16 entropy,
 		 enum mrc_icmp_kind kind, u32 mtu, struct sk_buff_head *out);
 

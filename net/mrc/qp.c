@@ -599,7 +599,9 @@ void mrc_qp_rx_purge(struct mrc_qp *qp)
  * a peer that lost every such ACK keeps retransmitting, or duplicates,
  * replayed by anyone, would keep it forever.  Any other QP
  * goes once it has been idle both ways, which also drops a message whose
- * sender went silent halfway.
+ * sender went silent halfway: for MRC_QP_IDLE_MS, or, once its peer
+ * proved it receives at its address, for as long as that peer may still
+ * be resending to it (mrc_qp_persist()).
  */
 static bool mrc_qp_idle(struct mrc_qp *qp)
 {
@@ -638,8 +640,29 @@ static bool mrc_qp_idle(struct mrc_qp *qp)
 	/* Nor while a peer not validated may be answered yet. */
 	if (mrc_qp_amp_pinned(qp))
 		return false;
-	return tx_done && time_after(jiffies, qp->last_tx + idle) &&
-	       time_after(jiffies, qp->last_rx + idle);
+	if (!tx_done || !time_after(jiffies, qp->last_tx + idle))
+		return false;
+	/* A peer that proved itself ours may be resending into a longer
+	 * silence: every path out for seconds, its timer at the longest
+	 * backoff.  Its next packet, of an epoch forgotten here, would
+	 * draw NACK 0x0B and fail it with ECONNRESET where waiting sees
+	 * the outage through.  It gives up by itself at its persist
+	 * deadline (assuming its configuration is ours), which runs from
+	 * its last progress, or from a message it queued after it: a
+	 * message queued more than an epoch's idle period after the last
+	 * packet we heard opens an epoch we take anew.  One not validated
+	 * may be forged, and goes after the idle period.
+	 */
+	if (!READ_ONCE(qp->unvalidated)) {
+		unsigned long persist;
+
+		rcu_read_lock();
+		persist = mrc_qp_persist(mrc_cfg(qp->mn));
+		rcu_read_unlock();
+		idle = max(idle, persist +
+			   msecs_to_jiffies(MRC_EPOCH_IDLE_MS));
+	}
+	return time_after(jiffies, qp->last_rx + idle);
 }
 
 /**

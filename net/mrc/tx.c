@@ -1429,18 +1429,25 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 	mrc_qp_push(qp, out);
 }
 
-/* The persist deadline: how long a queue pair with messages to send
- * may see none of its bytes acknowledged before its sending direction
- * fails with ETIMEDOUT.  A peer that answers "no buffer" is alive, and
- * each refusal resets the retry count; but its reader is not reading,
- * and its QP holds its share of the send buffer.  It is given as long
- * as the retry limit's timeouts take at the longest backoff
- * (MRC_RTO_MAX_US, or the configured RTO if longer), which is longer
- * than a silent peer gets (its backoff starts from the RTT): by
- * default 8 times a second.  The timer, armed while the peer refuses,
- * checks it at least that often.
+/**
+ * mrc_qp_persist() - the persist deadline of a namespace's queue pairs
+ * @c: its configuration
+ *
+ * How long a queue pair with messages to send may see none of its bytes
+ * acknowledged before its sending direction fails with ETIMEDOUT.  A
+ * peer that answers "no buffer" is alive, and each refusal resets the
+ * retry count; but its reader is not reading, and its QP holds its share
+ * of the send buffer.  It is given as long as the retry limit's timeouts
+ * take at the longest backoff (MRC_RTO_MAX_US, or the configured RTO if
+ * longer), which is longer than a silent peer gets (its backoff starts
+ * from the RTT): by default 8 times a second.  The timer, armed while
+ * the peer refuses, checks it at least that often.  No sender resends
+ * for longer, which is how long a receiver keeps a QP it hears nothing
+ * on (mrc_qp_idle()).
+ *
+ * Return: the deadline, in jiffies from the last progress.
  */
-static unsigned long mrc_qp_persist(const struct mrc_config *c)
+unsigned long mrc_qp_persist(const struct mrc_config *c)
 {
 	return usecs_to_jiffies((c->retry_limit + 1) *
 				max_t(u32, c->rto_us, MRC_RTO_MAX_US));
