@@ -174,7 +174,8 @@ struct dir {
 	double seen;		/* when a packet of it last went by */
 	/* When its end in the other namespace last sent a packet that
 	 * echoes a tag: its QP is there and knows its peer's tag, and stays
-	 * (the reaper waits for MRC_QP_IDLE_MS, 3 s, of silence both ways).
+	 * (the reaper waits for MRC_QP_IDLE_MS, 3 s, of silence both ways
+	 * at least).
 	 */
 	double proof;
 };

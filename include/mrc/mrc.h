@@ -311,7 +311,10 @@ static inline unsigned long mrc_challenge_gap(void)
 #define MRC_RTO_MAX_US		1000000
 /* A direction idle this long starts a new epoch at its next message. */
 #define MRC_EPOCH_IDLE_MS	1000
-/* A queue pair idle both ways this long is closed. */
+/* A queue pair idle both ways this long is closed; one whose peer
+ * proved itself ours, once that peer cannot be resending any more
+ * (mrc_qp_idle()).
+ */
 #define MRC_QP_IDLE_MS		3000
 /* Arrivals one ACK or SACK may cover, unless one must go at once. */
 #define MRC_ACK_EVERY		4

@@ -301,7 +301,10 @@ static bool mrc_qp_amp_unread(struct mrc_qp *qp)
 
 /* Under the socket's lock and the QP's: may @qp be closed to make room
  * for a new peer?  Only one the peer never answered (it may be forged:
- * an address that sends and never receives), with nothing of ours to
+ * an address that sends and never receives), or one of a proven peer
+ * idle both ways for MRC_QP_IDLE_MS with no message half received,
+ * which the reaper would have closed but holds on to (mrc_qp_idle()):
+ * either with nothing of ours to
  * send nor room reserved for a message about to be (mrc_sendmsg()), and
  * no timer armed: marked dead under its lock, nothing arms them again,
  * so closing it needs no wait (see mrc_qp_finish()).  Nor one with a
@@ -323,9 +326,20 @@ static bool mrc_qp_amp_unread(struct mrc_qp *qp)
  */
 static bool mrc_qp_evictable(struct mrc_qp *qp)
 {
+	unsigned long idle = msecs_to_jiffies(MRC_QP_IDLE_MS);
+
 	if (atomic_read(&qp->tx_waiters) || mrc_qp_amp_unread(qp))
 		return false;
-	return !qp->dead && !qp->proven && !qp->tx_held &&
+	/* A proven peer's QP the reaper holds on to past the idle period,
+	 * should the peer still be resending (mrc_qp_idle()): with no
+	 * message of its half received, a full table takes it as the
+	 * reaper would have.
+	 */
+	if (qp->proven &&
+	    (qp->rx_partial || !time_after(jiffies, qp->last_tx + idle) ||
+	     !time_after(jiffies, qp->last_rx + idle)))
+		return false;
+	return !qp->dead && !qp->tx_held &&
 	       list_empty(&qp->tx_queue) &&
 	       skb_queue_empty(&qp->xq) && !qp->xmitting &&
 	       !hrtimer_active(&qp->rto_timer) &&
@@ -603,6 +617,28 @@ void mrc_qp_rx_purge(struct mrc_qp *qp)
  * proved it receives at its address, for as long as that peer may still
  * be resending to it (mrc_qp_persist()).
  */
+/* How long a QP whose peer proved itself ours may hear nothing before
+ * it goes: as long as that peer may still be resending to it, assuming
+ * its configuration is ours.  It gives up by itself at its persist
+ * deadline (mrc_qp_persist()) after its last progress, or after the
+ * first message it queued since, which continues the epoch if queued
+ * within an epoch's idle period of its last packet (MRC_EPOCH_IDLE_MS);
+ * and its last resend may arrive up to its longest RTO after it was
+ * due.  10 s by default.
+ */
+static unsigned long mrc_qp_hold(struct mrc_qp *qp)
+{
+	const struct mrc_config *c;
+	unsigned long hold;
+
+	rcu_read_lock();
+	c = mrc_cfg(qp->mn);
+	hold = mrc_qp_persist(c) + msecs_to_jiffies(MRC_EPOCH_IDLE_MS) +
+	       usecs_to_jiffies(max_t(u32, c->rto_us, MRC_RTO_MAX_US));
+	rcu_read_unlock();
+	return hold;
+}
+
 static bool mrc_qp_idle(struct mrc_qp *qp)
 {
 	unsigned long idle = msecs_to_jiffies(MRC_QP_IDLE_MS);
@@ -614,7 +650,8 @@ static bool mrc_qp_idle(struct mrc_qp *qp)
 
 	if (READ_ONCE(qp->ms->closing)) {
 		const struct mrc_config *c;
-		u32 rto_max_us, linger_us;
+		unsigned long linger;
+		u32 rto_max_us;
 
 		if (!tx_done)
 			return false;
@@ -630,12 +667,11 @@ static bool mrc_qp_idle(struct mrc_qp *qp)
 		rcu_read_lock();
 		c = mrc_cfg(qp->mn);
 		rto_max_us = max_t(u32, c->rto_us, MRC_RTO_MAX_US);
-		linger_us = (c->retry_limit + 1) * rto_max_us;
+		linger = mrc_qp_persist(c);
 		rcu_read_unlock();
 		return time_after(jiffies, qp->last_rx +
 				  usecs_to_jiffies(2 * rto_max_us)) ||
-		       time_after(jiffies, qp->linger_since +
-				  usecs_to_jiffies(linger_us));
+		       time_after(jiffies, qp->linger_since + linger);
 	}
 	/* Nor while a peer not validated may be answered yet. */
 	if (mrc_qp_amp_pinned(qp))
@@ -650,18 +686,13 @@ static bool mrc_qp_idle(struct mrc_qp *qp)
 	 * deadline (assuming its configuration is ours), which runs from
 	 * its last progress, or from a message it queued after it: a
 	 * message queued more than an epoch's idle period after the last
-	 * packet we heard opens an epoch we take anew.  One not validated
-	 * may be forged, and goes after the idle period.
+	 * packet we heard opens an epoch we take anew (mrc_qp_hold()).
+	 * One not validated may be forged, and goes after the idle period.
+	 * A full table may still take one idle for that period
+	 * (mrc_qp_evictable()).
 	 */
-	if (!READ_ONCE(qp->unvalidated)) {
-		unsigned long persist;
-
-		rcu_read_lock();
-		persist = mrc_qp_persist(mrc_cfg(qp->mn));
-		rcu_read_unlock();
-		idle = max(idle, persist +
-			   msecs_to_jiffies(MRC_EPOCH_IDLE_MS));
-	}
+	if (!qp->unvalidated)
+		idle = max(idle, mrc_qp_hold(qp));
 	return time_after(jiffies, qp->last_rx + idle);
 }
 

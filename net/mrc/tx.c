@@ -1441,9 +1441,9 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
  * take at the longest backoff (MRC_RTO_MAX_US, or the configured RTO if
  * longer), which is longer than a silent peer gets (its backoff starts
  * from the RTT): by default 8 times a second.  The timer, armed while
- * the peer refuses, checks it at least that often.  No sender resends
- * for longer, which is how long a receiver keeps a QP it hears nothing
- * on (mrc_qp_idle()).
+ * the peer refuses, checks it at least that often.  A receiver keeps a
+ * QP it hears nothing on for a little longer (mrc_qp_hold()), assuming
+ * its peer's configuration is its own.
  *
  * Return: the deadline, in jiffies from the last progress.
  */
