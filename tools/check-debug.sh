@@ -112,8 +112,16 @@ else
 		"mrc_trim.sh (a BPF program) and mrc_trimming.sh" \
 		"(fq_codel); they run on the stock kernel"
 fi
-# The VM starts its command with an empty environment: set it there.
-run="MRC_CHECK=1 MRC_DEBUG_KERNEL=1 make -s -C selftests run_tests TEST_PROGS='$tests'"
+# The VM starts its command with an empty environment: set it there,
+# with the fuzzer's knobs if given (MRC_FUZZ_PACKETS=1000000
+# MRC_FUZZ_SECONDS=2400 tools/check-debug.sh mrc_fuzz.sh: a million
+# packets there, as on the stock kernel; see Documentation/testing.rst).
+knobs=
+for v in MRC_FUZZ_PACKETS MRC_FUZZ_SECONDS MRC_FUZZ_SOAK \
+	 MRC_FUZZ_SOAK_RATE MRC_FUZZ_SEED MRC_FUZZ_SLAB_KB; do
+	[ -n "${!v:-}" ] && knobs+="$v=$(printf %q "${!v}") "
+done
+run="MRC_CHECK=1 MRC_DEBUG_KERNEL=1 ${knobs}make -s -C selftests run_tests TEST_PROGS='$tests'"
 vm "$out/selftests.log" "panic_on_warn=1" "
 	echo scan >/sys/kernel/debug/kmemleak; echo clear >/sys/kernel/debug/kmemleak
 	$run
