@@ -74,8 +74,9 @@ declare -A RB=() RA=() PB=() PA=()
 # all in flight) the copy it replaces arrives too, as a duplicate, which
 # is acknowledged at once and not counted in rx_data_packets.  It
 # acknowledges every fourth arrival, and at once only a packet that
-# asked (each message's last, and every retransmission), one overtaken
-# by such a packet, or one beyond the SACK bitmap.  Sprayed packets
+# asked (each message's last, and every retransmission), the arrival
+# that completes what such a packet overtook, or one beyond the SACK
+# bitmap.  Sprayed packets
 # arrive out of order all the time, so a receiver that acknowledged each
 # out-of-order arrival would send about one per packet.  (On the debug
 # kernel the fabric itself drops packets: each comes back as a
