@@ -26,8 +26,9 @@
 #      each value carries the same number of data packets (within one per
 #      value assumed bad along the way); each spine carries the packets of
 #      the values l1 hashes onto it (route get per value), within a few
-#      packets; h2 sends at most one ACK or SACK per two data packets;
-#      every message verified.
+#      packets; h2 sends at most one ACK or SACK per two data packets
+#      (besides those for retransmissions and for packets beyond the
+#      SACK bitmap); every message verified.
 #   2. Two sockets to one destination share one state (both QPs listed,
 #      one rotation); once every QP has closed, the state is freed
 #      (peer_closed) and the next QP draws a new active set.
@@ -69,42 +70,52 @@ declare -A RB=() RA=() PB=() PA=()
 
 # chk_ack_share: the receiver of the last stream (h2, counters RB and RA)
 # acknowledged its data packets at most one in two, plus two for each
-# retransmission (RTX, counted at h1): a retransmission asks for its
-# acknowledgment, and when it was spurious (a stall of the VM times out
-# all in flight) the copy it replaces arrives too, as a duplicate, which
-# is acknowledged at once and not counted in rx_data_packets.  It
-# acknowledges every fourth arrival, and at once only a packet that
-# asked (each message's last, and every retransmission), the arrival
-# that completes what such a packet overtook, or one beyond the SACK
-# bitmap.  Sprayed packets
-# arrive out of order all the time, so a receiver that acknowledged each
-# out-of-order arrival would send about one per packet.  (On the debug
-# kernel the fabric itself drops packets: each comes back as a
-# retransmission that asks.)
+# retransmission (RTX, counted at h1), plus those beyond the SACK bitmap
+# (sack_beyond_tx).  A retransmission asks for its acknowledgment, and
+# when it was spurious (a stall of the VM times out all in flight) the
+# copy it replaces arrives too, as a duplicate, which is acknowledged at
+# once and not counted in rx_data_packets.  It acknowledges every fourth
+# arrival, and at once only a packet that asked (each message's last,
+# and every retransmission), the arrival that completes what such a
+# packet overtook, and one 64 PSNs or more ahead, which no later SACK
+# could name.  Those last come with the fabric's imbalance, not the
+# receiver's policy: the spine that l1 hashes most values onto queues
+# longest, and its packets arrive behind those of the others by more
+# than the bitmap (measured under TCG: 200-600 of 6,146; more when the
+# VM stalls).  Sprayed packets arrive out of
+# order all the time, so a receiver that acknowledged each out-of-order
+# arrival would send about one per packet.  (On the debug kernel the
+# fabric itself drops packets: each comes back as a retransmission that
+# asks.)
 chk_ack_share() {
-	local data acks delayed dups v
+	local data acks delayed dups beyond v
 
 	data=$(mrc_stats_delta rx_data_packets RB RA)
 	acks=$(mrc_stats_delta ack_tx RB RA)
 	v=$(mrc_stats_delta sack_tx RB RA)
 	delayed=$(mrc_stats_delta ack_delayed_tx RB RA)
-	if ! [[ "$data$acks$v$delayed$RTX" =~ ^[0-9]+$ ]]; then
+	beyond=$(mrc_stats_delta sack_beyond_tx RB RA)
+	if ! [[ "$data$acks$v$delayed$beyond$RTX" =~ ^[0-9]+$ ]]; then
 		mrc_fail "defaults: counters of h2: rx_data_packets $data," \
-			"ack_tx $acks, sack_tx $v, ack_delayed_tx $delayed;" \
-			"of h1: retransmissions $RTX"
+			"ack_tx $acks, sack_tx $v, ack_delayed_tx $delayed," \
+			"sack_beyond_tx $beyond; of h1: retransmissions $RTX"
 		return
 	fi
 	acks=$((acks + v))
 	dups=$(mrc_stats_delta rx_dup_packets RB RA)
-	if [ "$data" -gt 0 ] && [ $((2 * (acks - 2 * RTX))) -le "$data" ]; then
+	# Beyond the bitmap, at most half of them: more would be a
+	# receiver that took ordinary out-of-order arrivals for those.
+	if [ "$data" -gt 0 ] && [ $((2 * beyond)) -le "$data" ] &&
+	   [ $((2 * (acks - beyond - 2 * RTX))) -le "$data" ]; then
 		mrc_pass "defaults: $acks ACKs and SACKs for $data data packets" \
-			"($delayed by the delayed-ack timer, $RTX retransmitted," \
-			"$dups duplicates)"
+			"($beyond beyond the bitmap, $delayed by the" \
+			"delayed-ack timer, $RTX retransmitted, $dups duplicates)"
 	else
 		mrc_fail "defaults: $acks ACKs and SACKs for $data data packets," \
 			"want at most one in two plus two for each of the" \
-			"$RTX retransmitted ($delayed by the timer, $dups" \
-			"duplicates)"
+			"$RTX retransmitted plus $beyond beyond the bitmap" \
+			"(themselves at most one in two)" \
+			"($delayed by the timer, $dups duplicates)"
 	fi
 }
 

@@ -75,6 +75,7 @@ static const char * const mrc_stat_names[__MRC_STAT_MAX] = {
 	[MRC_STAT_RX_DROP_BLIND_RESET]	= "rx_drop_blind_reset",
 	[MRC_STAT_QP_REINCARNATED]	= "qp_reincarnated",
 	[MRC_STAT_RTO_DEFERRED]		= "rto_deferred",
+	[MRC_STAT_SACK_BEYOND_TX]	= "sack_beyond_tx",
 };
 
 #endif /* _MRC_STAT_NAMES_H */

@@ -153,7 +153,7 @@ static bool mrc_rx_queue_sack(struct mrc_qp *qp, u32 drew, u16 ts, u16 ev,
 	return mrc_rx_queue_ack(qp, &a, ev, out);
 }
 
-static void mrc_rx_send_sack(struct mrc_qp *qp, u32 drew, u16 ts, bool dup,
+static bool mrc_rx_send_sack(struct mrc_qp *qp, u32 drew, u16 ts, bool dup,
 			     const struct mrc_rx_ctx *ctx,
 			     struct sk_buff_head *out)
 {
@@ -172,9 +172,9 @@ static void mrc_rx_send_sack(struct mrc_qp *qp, u32 drew, u16 ts, bool dup,
 			mrc_qp_stat_inc(qp, MRC_STAT_ECN_SKIP_TX);
 		}
 	}
-	mrc_rx_queue_sack(qp, drew, ts, ctx->entropy, flags,
-			  (ctx->ecn ? MRC_CC_FLAG_ECN : 0) |
-			  (dup ? MRC_CC_FLAG_DUP : 0), out);
+	return mrc_rx_queue_sack(qp, drew, ts, ctx->entropy, flags,
+				 (ctx->ecn ? MRC_CC_FLAG_ECN : 0) |
+				 (dup ? MRC_CC_FLAG_DUP : 0), out);
 }
 
 /* The NACK of data packet @h, for @reason. */
@@ -421,7 +421,18 @@ static void mrc_rx_complete(struct mrc_qp *qp)
 	}
 }
 
-/* Whether data packet @h, just placed, is acknowledged at once.  To
+/* What mrc_rx_ack_now() decided; beyond the bitmap is told apart, for
+ * sack_beyond_tx.
+ */
+enum mrc_rx_ack {
+	MRC_RX_ACK_HOLD,
+	MRC_RX_ACK_NOW,
+	MRC_RX_ACK_BEYOND,
+};
+
+/* Whether data packet @h, just placed, is acknowledged at once (NOW or
+ * BEYOND, the latter when only its place beyond the bitmap asks for it)
+ * or held back (HOLD).  To
  * acknowledge every packet would double the packets a fabric carries,
  * so one acknowledgment covers up to MRC_ACK_EVERY arrivals, except
  * where the sender may be waiting for it: a packet that asked for one
@@ -432,19 +443,25 @@ static void mrc_rx_complete(struct mrc_qp *qp)
  * mark.  Not each arrival the asking packet overtook: sprayed over
  * paths of unequal queues a message's last packet overtakes dozens, and
  * the sender learns nothing from them that the next acknowledgment does
- * not tell it.  Nor when a gap closes: over paths of different delays
- * every arrival on the slowest one does, and earlier SACKs told the
- * sender of the PSNs held above it.  A timer acknowledges the rest.
+ * not tell it.  (With two asks outstanding, or two gaps below one, the
+ * arrival that completes the lower waits for the next fourth arrival,
+ * ask or completion, or the timer.)  Nor when a gap closes: over paths
+ * of different delays every arrival on the slowest one does, and
+ * earlier SACKs told the sender of the PSNs held above it.  A timer
+ * acknowledges the rest.
  */
-static bool mrc_rx_ack_now(const struct mrc_qp *qp,
-			   const struct mrc_data_hdr *h,
-			   const struct mrc_rx_ctx *ctx)
+static enum mrc_rx_ack mrc_rx_ack_now(const struct mrc_qp *qp,
+				      const struct mrc_data_hdr *h,
+				      const struct mrc_rx_ctx *ctx)
 {
-	return qp->rx_unacked >= MRC_ACK_EVERY || ctx->ecn ||
-	       h->flags & MRC_BTH_ACKREQ ||
-	       (mrc_psn_sdiff(qp->rx_ackreq, h->psn) >= 0 &&
-		mrc_psn_sdiff(qp->rcv_nxt, qp->rx_ackreq) > 0) ||
-	       mrc_psn_sdiff(h->psn, qp->rcv_nxt) >= MRC_SACK_BITS;
+	if (qp->rx_unacked >= MRC_ACK_EVERY || ctx->ecn ||
+	    h->flags & MRC_BTH_ACKREQ ||
+	    (mrc_psn_sdiff(qp->rx_ackreq, h->psn) >= 0 &&
+	     mrc_psn_sdiff(qp->rcv_nxt, qp->rx_ackreq) > 0))
+		return MRC_RX_ACK_NOW;
+	if (mrc_psn_sdiff(h->psn, qp->rcv_nxt) >= MRC_SACK_BITS)
+		return MRC_RX_ACK_BEYOND;
+	return MRC_RX_ACK_HOLD;
 }
 
 /* How long an arrival may wait for its acknowledgment: well inside the
@@ -565,6 +582,7 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 	bool closing = READ_ONCE(qp->ms->closing);
 	struct mrc_rx_msg *m, **slot;
 	enum mrc_rxwin_verdict v;
+	enum mrc_rx_ack ack;
 	s64 rx_mem = -1;
 	bool ooo;
 
@@ -674,11 +692,18 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 	mrc_rx_complete(qp);
 
 	qp->rx_unacked++;
-	if (mrc_rx_ack_now(qp, h, ctx)) {
-		if (ooo || qp->rx_held || ctx->ecn || h->flags & MRC_BTH_ACKREQ)
-			mrc_rx_send_sack(qp, h->psn, h->ts, false, ctx, out);
-		else
+	ack = mrc_rx_ack_now(qp, h, ctx);
+	if (ack != MRC_RX_ACK_HOLD) {
+		/* Beyond the bitmap is out of order: always a SACK. */
+		if (ooo || qp->rx_held || ctx->ecn ||
+		    h->flags & MRC_BTH_ACKREQ) {
+			if (mrc_rx_send_sack(qp, h->psn, h->ts, false, ctx,
+					     out) &&
+			    ack == MRC_RX_ACK_BEYOND)
+				mrc_qp_stat_inc(qp, MRC_STAT_SACK_BEYOND_TX);
+		} else {
 			mrc_rx_send_ack(qp, out);
+		}
 		return;
 	}
 	/* Held back: the next acknowledgment covers it, or the timer. */

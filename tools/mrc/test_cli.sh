@@ -122,9 +122,10 @@ expect 0 out "rx_drop_proto_mem 63001" "stats"
 expect 0 out "rx_drop_bad_tag 64001" "stats"
 expect 0 out "rx_drop_blind_reset 65001" "stats"
 expect 0 out "qp_reincarnated 66001" "stats"
-[ "$(tail -n 1 "$tmp/out")" = "rto_deferred 67001" ] ||
+expect 0 out "rto_deferred 67001" "stats"
+[ "$(tail -n 1 "$tmp/out")" = "sack_beyond_tx 68001" ] ||
 	bad "stats: last line"
-lines out 66 "stats"
+lines out 67 "stats"
 
 run ok -json stats show
 expect 0 out '{"rx_packets":2001,"rx_bytes":3001,' "stats -json"
@@ -132,10 +133,10 @@ expect 0 out '"calc_mean_reorder_depth":29001,"calc_max_reorder_depth":30001,' \
 	"stats -json"
 expect 0 out '"qp_failed":33001,"tx_errors":34001,"total_probe_pkts_tx":35001,' \
 	"stats -json"
-expect 0 out '"ev_assumed_bad":41001,"ev_restored":42001,"peer_opened":43001,"peer_closed":44001,"monitor_events":45001,"monitor_drops":46001,"probe_skip_queue_stopped":47001,"ack_delayed_tx":48001,"icmp_too_big":49001,"icmp_unreach":50001,"icmp_ignored":51001,"total_rtx_mtu":52001,"rx_msgs_evicted":53001,"udp_sockets_open":54001,"rx_drop_filter":55001,"rx_trimmed":56001,"ecn_skip_tx":57001,"rx_drop_no_start":58001,"rx_drop_addr_limit":59001,"rx_drop_qp_limit":60001,"qp_evicted":61001,"tx_amp_limited":62001,"rx_drop_proto_mem":63001,"rx_drop_bad_tag":64001,"rx_drop_blind_reset":65001,"qp_reincarnated":66001,"rto_deferred":67001}' \
+expect 0 out '"ev_assumed_bad":41001,"ev_restored":42001,"peer_opened":43001,"peer_closed":44001,"monitor_events":45001,"monitor_drops":46001,"probe_skip_queue_stopped":47001,"ack_delayed_tx":48001,"icmp_too_big":49001,"icmp_unreach":50001,"icmp_ignored":51001,"total_rtx_mtu":52001,"rx_msgs_evicted":53001,"udp_sockets_open":54001,"rx_drop_filter":55001,"rx_trimmed":56001,"ecn_skip_tx":57001,"rx_drop_no_start":58001,"rx_drop_addr_limit":59001,"rx_drop_qp_limit":60001,"qp_evicted":61001,"tx_amp_limited":62001,"rx_drop_proto_mem":63001,"rx_drop_bad_tag":64001,"rx_drop_blind_reset":65001,"qp_reincarnated":66001,"rto_deferred":67001,"sack_beyond_tx":68001}' \
 	"stats -json"
 expect_json "stats -json" \
-	'len(j) == 66 and all(type(v) is int for v in j.values())'
+	'len(j) == 67 and all(type(v) is int for v in j.values())'
 
 rm -f "$tmp/dump"
 run ok config set spraying none qp-groups on link-rate 100G rto 4000
@@ -313,12 +314,12 @@ run ok -j qp show
 expect 0 out '[{"qpn":1,"family":"inet","local_port":5000,"local_addr":"192.0.2.9","remote_addr":"192.0.2.1","remote_port":6000,"udp_sport":300,"state":"open","snd_nxt":1000,"snd_una":990,"rcv_nxt":500,"cwnd":300000,"inflight":40960,"srtt_us":12,"base_rtt_us":6,"tx_queued":2,"rx_pending":1,"stats":{"rx_packets":0,' \
 	"qp -j"
 expect 0 out '"calc_mean_reorder_depth":3,' "qp -j"
-expect 0 out '"peer_closed":0,"monitor_events":0,"monitor_drops":0,"probe_skip_queue_stopped":0,"ack_delayed_tx":0,"icmp_too_big":0,"icmp_unreach":0,"icmp_ignored":0,"total_rtx_mtu":0,"rx_msgs_evicted":0,"udp_sockets_open":0,"rx_drop_filter":0,"rx_trimmed":0,"ecn_skip_tx":0,"rx_drop_no_start":0,"rx_drop_addr_limit":0,"rx_drop_qp_limit":0,"qp_evicted":0,"tx_amp_limited":0,"rx_drop_proto_mem":0,"rx_drop_bad_tag":0,"rx_drop_blind_reset":0,"qp_reincarnated":0,"rto_deferred":0}},{"qpn":2,"family":"inet6","local_port":5001,"remote_addr":"2001:db8::2","remote_port":7000,"udp_sport":301,"state":"failed","snd_nxt":16777215,' \
+expect 0 out '"peer_closed":0,"monitor_events":0,"monitor_drops":0,"probe_skip_queue_stopped":0,"ack_delayed_tx":0,"icmp_too_big":0,"icmp_unreach":0,"icmp_ignored":0,"total_rtx_mtu":0,"rx_msgs_evicted":0,"udp_sockets_open":0,"rx_drop_filter":0,"rx_trimmed":0,"ecn_skip_tx":0,"rx_drop_no_start":0,"rx_drop_addr_limit":0,"rx_drop_qp_limit":0,"qp_evicted":0,"tx_amp_limited":0,"rx_drop_proto_mem":0,"rx_drop_bad_tag":0,"rx_drop_blind_reset":0,"qp_reincarnated":0,"rto_deferred":0,"sack_beyond_tx":0}},{"qpn":2,"family":"inet6","local_port":5001,"remote_addr":"2001:db8::2","remote_port":7000,"udp_sport":301,"state":"failed","snd_nxt":16777215,' \
 	"qp -j"
 expect 0 out '"qp_failed":1,"tx_errors":0,"total_probe_pkts_tx":0,' "qp -j"
-expect 0 out '"peer_opened":0,"peer_closed":0,"monitor_events":0,"monitor_drops":0,"probe_skip_queue_stopped":0,"ack_delayed_tx":0,"icmp_too_big":0,"icmp_unreach":0,"icmp_ignored":0,"total_rtx_mtu":0,"rx_msgs_evicted":0,"udp_sockets_open":0,"rx_drop_filter":0,"rx_trimmed":0,"ecn_skip_tx":0,"rx_drop_no_start":0,"rx_drop_addr_limit":0,"rx_drop_qp_limit":0,"qp_evicted":0,"tx_amp_limited":0,"rx_drop_proto_mem":0,"rx_drop_bad_tag":0,"rx_drop_blind_reset":0,"qp_reincarnated":0,"rto_deferred":0}}]' "qp -j"
+expect 0 out '"peer_opened":0,"peer_closed":0,"monitor_events":0,"monitor_drops":0,"probe_skip_queue_stopped":0,"ack_delayed_tx":0,"icmp_too_big":0,"icmp_unreach":0,"icmp_ignored":0,"total_rtx_mtu":0,"rx_msgs_evicted":0,"udp_sockets_open":0,"rx_drop_filter":0,"rx_trimmed":0,"ecn_skip_tx":0,"rx_drop_no_start":0,"rx_drop_addr_limit":0,"rx_drop_qp_limit":0,"qp_evicted":0,"tx_amp_limited":0,"rx_drop_proto_mem":0,"rx_drop_bad_tag":0,"rx_drop_blind_reset":0,"qp_reincarnated":0,"rto_deferred":0,"sack_beyond_tx":0}}]' "qp -j"
 lines out 1 "qp -j"
-expect_json "qp -j" 'len(j) == 2 and len(j[0]) == 18 and j[0]["local_addr"] == "192.0.2.9" and "local_addr" not in j[1] and len(j[1]["stats"]) == 66 and j[1]["stats"]["total_timeouts"] == 7 and j[0]["stats"]["ack_rx"] == 10'
+expect_json "qp -j" 'len(j) == 2 and len(j[0]) == 18 and j[0]["local_addr"] == "192.0.2.9" and "local_addr" not in j[1] and len(j[1]["stats"]) == 67 and j[1]["stats"]["total_timeouts"] == 7 and j[0]["stats"]["ack_rx"] == 10'
 
 run ok -j -p qp
 [ "$(head -n 3 "$tmp/out")" = '[
@@ -326,7 +327,7 @@ run ok -j -p qp
         "qpn": 1,' ] || bad "qp -j -p: start"
 expect 0 out '        "stats": {' "qp -j -p"
 expect 0 out '            "rx_packets": 0,' "qp -j -p"
-[ "$(tail -n 4 "$tmp/out")" = '            "rto_deferred": 0
+[ "$(tail -n 4 "$tmp/out")" = '            "sack_beyond_tx": 0
         }
     }
 ]' ] || bad "qp -j -p: end"

@@ -395,6 +395,12 @@ enum mrc_stat {
 					 * less than an RTO before: waited
 					 * for the oldest, no timeout
 					 */
+	MRC_STAT_SACK_BEYOND_TX,	/* SACKs sent at once for a data
+					 * packet 64 PSNs or more above the
+					 * next expected, beyond the bitmap,
+					 * that nothing else acknowledged at
+					 * once (also in sack_tx)
+					 */
 
 	__MRC_STAT_MAX,
 };
