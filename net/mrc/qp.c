@@ -605,18 +605,6 @@ void mrc_qp_rx_purge(struct mrc_qp *qp)
 	qp->rx_wait = false;
 }
 
-/* Under the QP's lock: may the reaper close it?  A QP of a closing
- * socket goes once its messages are acknowledged (or its sending
- * direction failed) and its peer has sent nothing for a while: until
- * then it acknowledges again what it took, should the peer have lost
- * the ACK, where a closed port would refuse it.  But not for longer than
- * a peer that lost every such ACK keeps retransmitting, or duplicates,
- * replayed by anyone, would keep it forever.  Any other QP
- * goes once it has been idle both ways, which also drops a message whose
- * sender went silent halfway: for MRC_QP_IDLE_MS, or, once its peer
- * proved it receives at its address, for as long as that peer may still
- * be resending to it (mrc_qp_persist()).
- */
 /* How long a QP whose peer proved itself ours may hear nothing before
  * it goes: as long as that peer may still be resending to it, assuming
  * its configuration is ours.  It gives up by itself at its persist
@@ -639,6 +627,18 @@ static unsigned long mrc_qp_hold(struct mrc_qp *qp)
 	return hold;
 }
 
+/* Under the QP's lock: may the reaper close it?  A QP of a closing
+ * socket goes once its messages are acknowledged (or its sending
+ * direction failed) and its peer has sent nothing for a while: until
+ * then it acknowledges again what it took, should the peer have lost
+ * the ACK, where a closed port would refuse it.  But not for longer than
+ * a peer that lost every such ACK keeps retransmitting, or duplicates,
+ * replayed by anyone, would keep it forever.  Any other QP
+ * goes once it has been idle both ways, which also drops a message whose
+ * sender went silent halfway: for MRC_QP_IDLE_MS, or, once its peer
+ * proved it receives at its address, for as long as that peer may still
+ * be resending to it (mrc_qp_persist()).
+ */
 static bool mrc_qp_idle(struct mrc_qp *qp)
 {
 	unsigned long idle = msecs_to_jiffies(MRC_QP_IDLE_MS);
