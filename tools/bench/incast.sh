@@ -64,7 +64,7 @@ bench_incast_link() {
 # over the longest sender's time, and the senders' and receiver's
 # counters.
 bench_incast_run() {
-	local name=$1 proto=$2 secs=$3 i port st bufs=() srv=() cli=() rc
+	local name=$1 proto=$2 secs=$3 i port bufs=() srv=() cli=() rc
 	local q0 q1 xrc=() xsrc=() trx0=0 trx1=0
 
 	[ "$proto" = mrc ] && bufs=("${BENCH_BUFS[@]}")
@@ -89,12 +89,7 @@ bench_incast_run() {
 				mrc_die "mrcperf server $i did not start"
 			continue
 		fi
-		for ((st = 0; st < 100; st++)); do
-			ip netns exec "$D" ss -Htln "sport = :$port" |
-				grep -q . && break
-			mrc_sleep 0.1
-		done
-		[ "$st" -lt 100 ] ||
+		bench_wait_listen "$D" "$port" ||
 			mrc_die "mrcperf server $i does not listen on TCP $port"
 	done
 	for i in 1 2 3 4; do

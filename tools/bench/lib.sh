@@ -105,6 +105,19 @@ bench_spines_json() {
 	echo "[$out]"
 }
 
+# bench_wait_listen NS PORT: wait (10 s at most) until a TCP socket
+# listens on PORT in NS; 1 if none did.
+bench_wait_listen() {
+	local st
+
+	for ((st = 0; st < 100; st++)); do
+		ip netns exec "$1" ss -Htln "sport = :$2" | grep -q . &&
+			return 0
+		mrc_sleep 0.1
+	done
+	return 1
+}
+
 # bench_xfer NAME PROTO SECONDS CLIENT_ARGS...: one transfer from h1 to
 # h2 for SECONDS: mrcperf server -1 (exits 0 only if every message it
 # received verified) on a new port, the client with CLIENT_ARGS; while it
@@ -115,7 +128,7 @@ bench_spines_json() {
 # sent less verified); the client's and server's reports, and the
 # counters that say what limited it.
 bench_xfer() {
-	local name=$1 proto=$2 secs=$3 srv cli src crc srv_args=() st
+	local name=$1 proto=$2 secs=$3 srv cli src crc srv_args=()
 	local qp='null' rtx0 rtx1 tcp_rtx='null' mrc_h1='null' mrc_h2='null'
 	local -a sp0 sp1
 
@@ -135,11 +148,8 @@ bench_xfer() {
 			mrc_die "mrcperf server did not start: $(cat "$T/srv.err")"
 	else
 		# A TCP listener: wait until it listens.
-		for ((st = 0; st < 100; st++)); do
-			ip netns exec "$H2" ss -Htln "sport = :$PORT" |
-				grep -q . && break
-			mrc_sleep 0.1
-		done
+		bench_wait_listen "$H2" "$PORT" ||
+			mrc_die "mrcperf server does not listen on TCP $PORT"
 	fi
 	ip netns exec "$H1" "$MRCPERF" client "$DST" -p "$PORT" --proto "$proto" \
 		-j -t "$secs" --timeout 60 "$@" >"$T/cli.out" 2>"$T/cli.err" &
