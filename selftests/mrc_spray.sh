@@ -76,9 +76,8 @@ declare -A RB=() RA=() PB=() PA=()
 # copy it replaces arrives too, as a duplicate, which is acknowledged at
 # once and not counted in rx_data_packets.  It acknowledges every fourth
 # arrival, and at once only a packet that asked (each message's last,
-# and every retransmission), the arrival that completes what such a
-# packet overtook, and one 64 PSNs or more ahead, which no later SACK
-# could name.  Those last come with the fabric's imbalance, not the
+# and every retransmission), one such a packet overtook, and one 64
+# PSNs or more ahead, which no later SACK could name.  Those last come with the fabric's imbalance, not the
 # receiver's policy: the spine that l1 hashes most values onto queues
 # longest, and its packets arrive behind those of the others by more
 # than the bitmap (measured under TCG: 200-600 of 6,146; more when the

@@ -435,29 +435,21 @@ enum mrc_rx_ack {
  * or held back (HOLD).  To
  * acknowledge every packet would double the packets a fabric carries,
  * so one acknowledgment covers up to MRC_ACK_EVERY arrivals, except
- * where the sender may be waiting for it: a packet that asked for one
- * (the sender asks where its message, its congestion window or its PSN
- * window ends, and with every retransmission), the arrival that
- * completes everything up to the highest PSN that asked (one the asking
- * packet overtook), beyond what the SACK bitmap holds, and a congestion
- * mark.  Not each arrival the asking packet overtook: sprayed over
- * paths of unequal queues a message's last packet overtakes dozens, and
- * the sender learns nothing from them that the next acknowledgment does
- * not tell it.  (With two asks outstanding, or two gaps below one, the
- * arrival that completes the lower waits for the next fourth arrival,
- * ask or completion, or the timer.)  Nor when a gap closes: over paths
- * of different delays every arrival on the slowest one does, and
- * earlier SACKs told the sender of the PSNs held above it.  A timer
- * acknowledges the rest.
+ * where the sender may be waiting for it: at or below a PSN that asked
+ * for one (the sender asks where its message, its congestion window or
+ * its PSN window ends; a packet the one that asked overtook, say the
+ * one whose arrival moves the cumulative point, must not wait either),
+ * beyond what the SACK bitmap holds, and for a congestion mark.  Not
+ * when a gap closes: over paths of different delays every arrival on
+ * the slowest one does, and earlier SACKs told the sender of the PSNs
+ * held above it.  A timer acknowledges the rest.
  */
 static enum mrc_rx_ack mrc_rx_ack_now(const struct mrc_qp *qp,
 				      const struct mrc_data_hdr *h,
 				      const struct mrc_rx_ctx *ctx)
 {
 	if (qp->rx_unacked >= MRC_ACK_EVERY || ctx->ecn ||
-	    h->flags & MRC_BTH_ACKREQ ||
-	    (mrc_psn_sdiff(qp->rx_ackreq, h->psn) >= 0 &&
-	     mrc_psn_sdiff(qp->rcv_nxt, qp->rx_ackreq) > 0))
+	    mrc_psn_sdiff(qp->rx_ackreq, h->psn) >= 0)
 		return MRC_RX_ACK_NOW;
 	if (mrc_psn_sdiff(h->psn, qp->rcv_nxt) >= MRC_SACK_BITS)
 		return MRC_RX_ACK_BEYOND;
