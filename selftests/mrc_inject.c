@@ -44,6 +44,13 @@
  * from a generator seeded by SEED: a blind guesser.  -U sends the kinds
  * untagged, as MRC 1.0 lays them out (a probe's PETH bytes 0-3 zero).
  *
+ * A KIND may end in modifiers that set fields for it alone, over the
+ * options: ,t=TAG ,T=ECHO ,e=EPOCH ,n=PSN ,m=MSN ,U (untagged), as in
+ * "data-nostart,t=0x5eed,n=1,m=1".  They let one invocation send the
+ * packets of a test that must reach a queue pair in one go: between two
+ * invocations, the queue pair may have been idle long enough (on a slow
+ * emulated machine) to be closed.
+ *
  * Many forged sources: -P sends each kind from NPORTS sender ports, SPORT
  * to SPORT + NPORTS - 1 (the mrc port of the RETH and the acknowledging
  * port); -A sends from NADDR source addresses (default 1), FROM and the
@@ -263,6 +270,15 @@ static __u32 probe_tag(const struct fields *f)
 	return f->untagged ? 0 : f->tag;
 }
 
+/*
+ * Parse KIND[,MOD...] of @arg: the kind in @k (@raw for a raw: one),
+ * the options' fields (@base) with the modifiers applied in @f.  0, or -1
+ * with the reason on stderr.
+ */
+static int parse_kind(const char *arg, const struct fields *base,
+		      struct fields *f, struct kind *raw,
+		      const struct kind **k);
+
 /* The UDP payload length kind @k is sent with. */
 static unsigned int kind_len(const struct kind *k, const struct fields *f)
 {
@@ -311,6 +327,72 @@ static void parse_raw(const char *spec, struct kind *k)
 	k->b1 = f[2] ? num(f[2], 255, "byte 1") : 0;
 	k->b8 = f[3] ? num(f[3], 255, "byte 8") : 0;
 	k->verdict = "?";
+}
+
+static int parse_kind(const char *arg, const struct fields *base,
+		      struct fields *f, struct kind *raw,
+		      const struct kind **k)
+{
+	char *copy = strdup(arg), *mod, *save = NULL, *name;
+	unsigned int i;
+	int ret = -1;
+
+	if (!copy) {
+		perror("mrc_inject");
+		return -1;
+	}
+	*f = *base;
+	name = strtok_r(copy, ",", &save);
+	*k = NULL;
+	if (!name) {
+		fprintf(stderr, "mrc_inject: empty kind \"%s\"\n", arg);
+		goto out;
+	}
+	if (!strncmp(name, "raw:", 4)) {
+		parse_raw(strdup(name), raw);
+		*k = raw;
+	} else {
+		for (i = 0; i < NKINDS; i++)
+			if (!strcmp(kinds[i].name, name))
+				*k = &kinds[i];
+	}
+	if (!*k) {
+		fprintf(stderr, "mrc_inject: unknown kind \"%s\"\n", name);
+		goto out;
+	}
+	while ((mod = strtok_r(NULL, ",", &save))) {
+		if (!strcmp(mod, "U")) {
+			f->untagged = 1;
+			continue;
+		}
+		if (strlen(mod) < 3 || mod[1] != '=' || !strchr("tTenm", mod[0])) {
+			fprintf(stderr,
+				"mrc_inject: unknown modifier \"%s\" of \"%s\"\n",
+				mod, arg);
+			goto out;
+		}
+		switch (mod[0]) {
+		case 't':
+			f->tag = num(mod + 2, 0xffffffffUL, "tag");
+			break;
+		case 'T':
+			f->echo = num(mod + 2, 0xffffffffUL, "echo");
+			break;
+		case 'e':
+			f->epoch = num(mod + 2, 65535, "epoch");
+			break;
+		case 'n':
+			f->psn = num(mod + 2, MRC_PSN_MASK, "PSN");
+			break;
+		case 'm':
+			f->msn = num(mod + 2, 65535, "MSN");
+			break;
+		}
+	}
+	ret = 0;
+out:
+	free(copy);
+	return ret;
 }
 
 /*
@@ -461,9 +543,11 @@ int main(int argc, char **argv)
 	struct sockaddr_storage ss = { 0 };
 	unsigned long count = 1, port = MRC_UDP_PORT, i, e0, e1;
 	struct fields f = { 0x11, 7000, 0x1234, -1, -1, -1, 0, 0x7a670001, 0 };
+	struct fields kf;
 	unsigned long naddr = 1, nports = 1, ne, j, sent;
 	struct from from = { 0 };
-	struct kind raw, *k;
+	const struct kind *k;
+	struct kind raw;
 	socklen_t sslen;
 	const char *addr;
 	int opt, fd, a, sweep = 0, rnd = 0;
@@ -544,18 +628,9 @@ int main(int argc, char **argv)
 		usage();
 	addr = argv[optind];
 	/* Every kind checked before anything is sent. */
-	for (a = optind + 1; a < argc; a++) {
-		if (!strncmp(argv[a], "raw:", 4))
-			continue;
-		for (i = 0; i < NKINDS; i++)
-			if (!strcmp(kinds[i].name, argv[a]))
-				break;
-		if (i == NKINDS) {
-			fprintf(stderr, "mrc_inject: unknown kind \"%s\"\n",
-				argv[a]);
+	for (a = optind + 1; a < argc; a++)
+		if (parse_kind(argv[a], &f, &kf, &raw, &k))
 			return 1;
-		}
-	}
 
 	if (strchr(addr, ':')) {
 		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
@@ -597,38 +672,31 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (a = optind + 1; a < argc; a++) {
-		k = NULL;
-		if (!strncmp(argv[a], "raw:", 4)) {
-			parse_raw(argv[a], &raw);
-			k = &raw;
-		} else {
-			for (i = 0; i < NKINDS; i++)
-				if (!strcmp(kinds[i].name, argv[a]))
-					k = (struct kind *)&kinds[i];
-		}
-		e0 = sweep ? 1 : f.epoch;
-		e1 = sweep ? 65535 : f.epoch;
+		if (parse_kind(argv[a], &f, &kf, &raw, &k))
+			return 1;
+		e0 = sweep ? 1 : kf.epoch;
+		e1 = sweep ? 65535 : kf.epoch;
 		ne = e1 - e0 + 1;
 		sent = 0;
 		/* Each address, each of its ports, each epoch. */
 		for (j = 0; j < naddr * nports * ne; j++) {
-			f.sport = sport0 + (j / ne) % nports;
-			f.epoch = e0 + j % ne;
+			kf.sport = sport0 + (j / ne) % nports;
+			kf.epoch = e0 + j % ne;
 			for (i = 0; i < count; i++, sent++) {
 				/* A guesser's tags: new ones every packet. */
 				if (rnd) {
-					f.tag = rnd32();
-					f.echo = rnd32();
+					kf.tag = rnd32();
+					kf.echo = rnd32();
 				}
 				if (rnd || !i)
-					build(k, &f, buf);
-				if (send_one(fd, buf, kind_len(k, &f), &ss,
+					build(k, &kf, buf);
+				if (send_one(fd, buf, kind_len(k, &kf), &ss,
 					     sslen, &from, j / (nports * ne)))
 					goto send_err;
 			}
 		}
 		printf("sent %lu x %s (%u bytes) to %s port %lu\n",
-		       sent, k->name, kind_len(k, &f), addr, port);
+		       sent, argv[a], kind_len(k, &kf), addr, port);
 	}
 	close(fd);
 	return 0;

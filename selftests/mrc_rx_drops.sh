@@ -349,9 +349,10 @@ if mrc_veth_pair "$MRC_IN_NETNS" "$peer"; then
 		expect_deltas "$addr: data to port $NOBODY, nobody bound" \
 			rx_packets=1 rx_bytes=104 rx_drop_no_qp=1 nack_tx=1
 		# A message, its duplicate, and two probes between the ports
-		# of that queue pair: back to back, so that the queue pair
-		# cannot close in between (idle for 3 s, as reading the
-		# counters can take on the debug kernel).  A probe carries
+		# of that queue pair: back to back, from one mrc_inject, so
+		# that the queue pair cannot close in between (idle for 3 s,
+		# as reading the counters, or starting a program, can take on
+		# the debug kernel under TCG).  A probe carries
 		# its sender's tag alone, in its PETH (MRC 1.0's 28 bytes):
 		# the first has mrc_inject's tag (-t's default), which the
 		# queue pair learnt from the message as its peer's, so it is
@@ -359,8 +360,7 @@ if mrc_veth_pair "$MRC_IN_NETNS" "$peer"; then
 		# with another tag, is not (rx_drop_bad_tag).  Nor is one from
 		# a port with no queue pair here (no reflection to a forged
 		# source).
-		inj "$addr" -q "$PORT" -s "$sp" data data probe
-		inj "$addr" -q "$PORT" -s "$sp" -t 0x5eed probe
+		inj "$addr" -q "$PORT" -s "$sp" data data probe probe,t=0x5eed
 		expect_deltas "$addr: a 64 B message, its duplicate, a probe with the peer's tag, answered, and one with another, not" \
 			rx_packets=4 rx_bytes=264 rx_data_packets=1 rx_msgs=1 \
 			rx_dup_packets=1 total_probe_pkts_rx=1 probe_resp_tx=1 \
@@ -409,19 +409,19 @@ if mrc_veth_pair "$MRC_IN_NETNS" "$peer"; then
 		# (NACK 0x0B); an acknowledgment not echoing the server's
 		# tag, and untagged data, are dropped, unanswered.  Nothing
 		# of them reaches the socket.
-		inj "$addr" -q "$PORT" -s $((sp + 500)) data
-		inj "$addr" -q "$PORT" -s $((sp + 500)) -t 0x5eed -e 0x4321 data
+		inj "$addr" -q "$PORT" -s $((sp + 500)) data \
+			data,t=0x5eed,e=0x4321
 		expect_deltas "$addr: a message, then a new incarnation with another tag, challenged" \
 			rx_packets=2 rx_bytes=208 rx_data_packets=1 rx_msgs=1 \
 			rx_drop_blind_reset=1 nack_tx=1
-		# (Each group back to back from a sender of its own: a
-		# queue pair idle for 3 s, as reading the counters can take
-		# on a loaded host, is closed.)
-		inj "$addr" -q "$PORT" -s $((sp + 600)) data
-		inj "$addr" -q "$PORT" -s $((sp + 600)) -t 0x5eed -n 1 -m 1 \
-			data-nostart
-		inj "$addr" -q "$PORT" -s $((sp + 600)) -U -n 1 -m 1 data-nostart
-		inj "$addr" -q "$PORT" -s $((sp + 600)) -n 0 ack-forged
+		# (Each group from one mrc_inject, back to back, from a
+		# sender of its own: a queue pair idle for 3 s is closed, and
+		# on a loaded host under TCG, three programs started one after
+		# the other have taken that long: the acknowledgment then found
+		# no queue pair.)
+		inj "$addr" -q "$PORT" -s $((sp + 600)) data \
+			data-nostart,t=0x5eed,n=1,m=1 data-nostart,U,n=1,m=1 \
+			ack-forged,n=0
 		expect_deltas "$addr: a message, then its data with another tag refused, untagged data and an acknowledgment not echoing the server's tag dropped" \
 			rx_packets=4 rx_bytes=328 rx_data_packets=1 rx_msgs=1 \
 			rx_drop_bad_tag=3 nack_tx=1
