@@ -77,11 +77,12 @@ declare -A RB=() RA=() PB=() PA=()
 # once and not counted in rx_data_packets.  It acknowledges every fourth
 # arrival, and at once only a packet that asked (each message's last,
 # and every retransmission), one such a packet overtook, and one 64
-# PSNs or more ahead, which no later SACK could name.  Those last come with the fabric's imbalance, not the
-# receiver's policy: the spine that l1 hashes most values onto queues
-# longest, and its packets arrive behind those of the others by more
-# than the bitmap (measured under TCG: 200-600 of 6,146; more when the
-# VM stalls).  Sprayed packets arrive out of
+# PSNs or more ahead, which no later SACK could name.  Those last come
+# with the fabric's imbalance, not the receiver's policy: the spine
+# that l1 hashes most values onto queues longest, and its packets
+# arrive behind those of the others by more than the bitmap (measured
+# under TCG: 200-800 of 6,146; more when the VM stalls).  Sprayed
+# packets arrive out of
 # order all the time, so a receiver that acknowledged each out-of-order
 # arrival would send about one per packet.  (On the debug kernel the
 # fabric itself drops packets: each comes back as a retransmission that
