@@ -17,6 +17,18 @@
  *               last packet (set R to the rate of the device's own
  *               shaper, tbf or netem, so that the two queues agree),
  *               would hold more than B bytes with this packet in it.
+ *   pace B      the program is the link's queue itself: it gives every
+ *               packet leaving the device its departure time at rate R
+ *               (EDT: the skb's delivery time, which the fq qdisc on the
+ *               device keeps), mrc data packets one after the other, the
+ *               rest (and the trimmed) at once, as a switch's priority
+ *               class, their bytes charged to the link all the same; a
+ *               data packet that would wait for more than B bytes ahead
+ *               of it is trimmed.  Unlike backlog's model of a shaper's
+ *               queue, nothing drifts: when the machine stalls, fq sends
+ *               what is due as soon as it runs again, where a shaper
+ *               (tbf) caps its tokens at its burst and its queue, grown
+ *               during the stall, stays long.
  *
  * A trimmed packet keeps its IP, UDP and mrc headers and loses its
  * payload.  The mrc headers are the BTH, METH and RETH, 32 bytes; 4 more
@@ -31,6 +43,7 @@
  * with options or fragments.
  *
  * Attach: tc qdisc add dev DEV clsact
+ *         (pace: tc qdisc add dev DEV root fq, too)
  *         tc filter add dev DEV egress bpf da obj mrc_trim.bpf.o sec tc
  * The maps are pinned by name (/sys/fs/bpf/tc/globals/mrc_trim_cfg and
  * mrc_trim_stats), one pair per network namespace's bpffs mount.
@@ -71,14 +84,31 @@ struct {
 #define BTH_TAGGED	0x08	/* ... an ITETH follows the RETH */
 #define ITETH_LEN	8
 
-/* Should this data packet be trimmed, by the configured rule? */
-static __always_inline int decide(struct mrc_trim_cfg *cfg,
-				  struct mrc_trim_stats *st, __u32 len)
+/*
+ * MRC_TRIM_PACE, under the lock: @len bytes on the link at rate, from
+ * @start on (the link's time: no earlier than now, nor than the packet
+ * before).
+ */
+static __always_inline void pace_charge(struct mrc_trim_cfg *cfg,
+					struct mrc_trim_stats *st, __u64 start,
+					__u32 len)
 {
-	__u64 now = bpf_ktime_get_ns(), drained;
+	st->next_ns = start + (__u64)len * 1000000000ULL / cfg->rate;
+}
+
+/*
+ * Should this data packet be trimmed, by the configured rule?  With
+ * MRC_TRIM_PACE, *@depart is when it is to leave if not (0: at once).
+ */
+static __always_inline int decide(struct mrc_trim_cfg *cfg,
+				  struct mrc_trim_stats *st, __u32 len,
+				  __u64 *depart)
+{
+	__u64 now = bpf_ktime_get_ns(), drained, start;
 	__u32 r = bpf_get_prandom_u32();
 	int trim = 0;
 
+	*depart = 0;
 	/* No helper may be called with the lock held. */
 	bpf_spin_lock(&st->lock);
 	st->data++;
@@ -107,6 +137,20 @@ static __always_inline int decide(struct mrc_trim_cfg *cfg,
 			trim = 1;
 		else
 			st->queue += len;
+		break;
+	case MRC_TRIM_PACE:
+		if (!cfg->rate)
+			break;
+		start = st->next_ns > now ? st->next_ns : now;
+		/* The bytes ahead of it: the wait at rate. */
+		if ((start - now) * cfg->rate / 1000000000ULL + len >
+		    cfg->arg) {
+			/* Its headers go at once; the caller charges them. */
+			trim = 1;
+			break;
+		}
+		pace_charge(cfg, st, start, len);
+		*depart = start;
 		break;
 	default:
 		break;
@@ -231,21 +275,45 @@ static __always_inline int rewrite(struct __sk_buff *skb, int v6, __u32 l3,
 	return 0;
 }
 
-SEC("tc")
-int mrc_trim(struct __sk_buff *skb)
+/*
+ * MRC_TRIM_PACE: a packet of @len bytes that leaves at once (not a data
+ * packet, or one trimmed): stamped now, its bytes charged to the link
+ * behind whatever is queued.  0, or what bpf_skb_set_tstamp() said.
+ */
+static __always_inline long pace_now(struct __sk_buff *skb,
+				     struct mrc_trim_cfg *cfg,
+				     struct mrc_trim_stats *st, __u32 len)
 {
-	__u32 key = 0, l3, l4, hlen, keep;
-	struct mrc_trim_cfg *cfg;
-	struct mrc_trim_stats *st;
+	__u64 now = bpf_ktime_get_ns();
+
+	if (cfg->rule != MRC_TRIM_PACE || !cfg->rate)
+		return 0;
+	bpf_spin_lock(&st->lock);
+	pace_charge(cfg, st, st->next_ns > now ? st->next_ns : now, len);
+	bpf_spin_unlock(&st->lock);
+	/* Another flow for fq than its own, whose data may wait: fq holds
+	 * back a whole flow until its head's time, and one stamped now
+	 * would wait behind it.  fq keys a packet of no socket, or of an
+	 * unconnected one, by its hash.
+	 */
+	bpf_set_hash(skb, bpf_get_hash_recalc(skb) ^ 1);
+	/* Not left to a stamp the skb came with: fq would take one of
+	 * the wrong clock for a time far ahead.
+	 */
+	return bpf_skb_set_tstamp(skb, now, BPF_SKB_TSTAMP_DELIVERY_MONO);
+}
+
+/* The rule's verdict on @skb, an IPv4 or IPv6 packet or not. */
+static __always_inline int trim_skb(struct __sk_buff *skb,
+				    struct mrc_trim_cfg *cfg,
+				    struct mrc_trim_stats *st, __u64 *depart)
+{
+	__u32 l3, l4, hlen, keep;
 	__u8 bth[BTH_LEN];
 	struct udphdr uh;
 	int v6 = 0, trim;
 
-	cfg = bpf_map_lookup_elem(&mrc_trim_cfg, &key);
-	st = bpf_map_lookup_elem(&mrc_trim_stats, &key);
-	if (!cfg || !st || cfg->rule == MRC_TRIM_OFF)
-		return TC_ACT_OK;
-
+	*depart = 0;
 	l3 = sizeof(struct ethhdr);
 	if (skb->protocol == bpf_htons(ETH_P_IP)) {
 		struct iphdr ip;
@@ -286,7 +354,7 @@ int mrc_trim(struct __sk_buff *skb)
 	if (skb->len <= keep)
 		return TC_ACT_OK;
 
-	trim = decide(cfg, st, skb->len);
+	trim = decide(cfg, st, skb->len, depart);
 	if (!trim)
 		return TC_ACT_OK;
 	if (rewrite(skb, v6, l3, l4, keep, cfg->dscp))
@@ -298,6 +366,30 @@ fail:
 	st->failed++;
 	bpf_spin_unlock(&st->lock);
 	return TC_ACT_SHOT;
+}
+
+SEC("tc")
+int mrc_trim(struct __sk_buff *skb)
+{
+	struct mrc_trim_cfg *cfg;
+	struct mrc_trim_stats *st;
+	__u64 depart;
+	__u32 key = 0;
+	int ret;
+
+	cfg = bpf_map_lookup_elem(&mrc_trim_cfg, &key);
+	st = bpf_map_lookup_elem(&mrc_trim_stats, &key);
+	if (!cfg || !st || cfg->rule == MRC_TRIM_OFF)
+		return TC_ACT_OK;
+	ret = trim_skb(skb, cfg, st, &depart);
+	if (ret != TC_ACT_OK || cfg->rule != MRC_TRIM_PACE)
+		return ret;
+	/* A packet not IPv4 nor IPv6 cannot be stamped: it goes at once. */
+	if (depart)
+		bpf_skb_set_tstamp(skb, depart, BPF_SKB_TSTAMP_DELIVERY_MONO);
+	else
+		pace_now(skb, cfg, st, skb->len);
+	return TC_ACT_OK;
 }
 
 char _license[] SEC("license") = "GPL";

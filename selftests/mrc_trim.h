@@ -14,13 +14,14 @@ enum mrc_trim_rule {
 	MRC_TRIM_EVERY,		/* arg: every arg-th data packet */
 	MRC_TRIM_PROB,		/* arg: probability, in 2^-32 */
 	MRC_TRIM_BACKLOG,	/* arg: bytes of queue at rate */
+	MRC_TRIM_PACE,		/* arg: bytes of queue; the program paces */
 };
 
 /* mrc_trim_cfg[0]: written by mrc_trimctl, read by the program. */
 struct mrc_trim_cfg {
 	__u32 rule;		/* enum mrc_trim_rule */
 	__u32 arg;
-	__u64 rate;		/* MRC_TRIM_BACKLOG: the link, bytes/s */
+	__u64 rate;		/* BACKLOG, PACE: the link, bytes/s */
 	__u8 dscp;		/* the trimmed codepoint: 12, or 16 */
 	__u8 pad[7];
 };
@@ -35,6 +36,7 @@ struct mrc_trim_stats {
 	__u64 n;		/* MRC_TRIM_EVERY: since the last trim */
 	__u64 queue;		/* MRC_TRIM_BACKLOG: bytes queued */
 	__u64 last_ns;		/* MRC_TRIM_BACKLOG: the last packet */
+	__u64 next_ns;		/* MRC_TRIM_PACE: when the link is free */
 };
 
 #endif

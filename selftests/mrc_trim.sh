@@ -33,6 +33,14 @@
 #      few more as it drains during the burst (its duration measured),
 #      the rest are trimmed; a second later the queue has drained and
 #      the next packet passes.
+#   4b. pace 1460 bytes at 100 kbit/s, fq as the device's root qdisc: the
+#      same burst, the same bound on what passes; the packets that pass
+#      reach the receiver one every 146 bytes at 100 kbit/s (11.68 ms),
+#      so that the first and last of N are (N - 1) x 11.68 ms apart (4/5
+#      of that at least, for the capture's own delays), where without
+#      the pacing the burst takes a few milliseconds; the trimmed reach
+#      it at once, the first before the second that passed; fq dropped
+#      nothing.
 #   5. packets that are not mrc data pass untouched: probes, ACKs, and
 #      data with no payload (tagged: 40 bytes of headers, none of them
 #      cut).
@@ -40,7 +48,7 @@
 . "$(dirname "$0")/lib.sh"
 
 mrc_require_root
-mrc_require_cmd ip tc tshark mount nsenter ethtool sysctl
+mrc_require_cmd ip tc tshark mount nsenter ethtool sysctl jq
 mrc_require_cli
 mrc_require_inject
 mrc_load
@@ -221,6 +229,69 @@ inject "$DST4" 1 data
 read -r _ seen _ trimmed _ failed < <("$TRIMCTL" show)
 chk "backlog: a packet after the queue drained passes" \
 	"$seen $((seen - trimmed))" "51 $((passed + 1))"
+
+# --- 4b. pace --------------------------------------------------------------
+
+# The same burst, paced by the program through fq: 10 fill the queue, a
+# few more pass as it drains, the rest are trimmed; on the wire a data
+# packet is 146 bytes, a trimmed one 82 (its 64 bytes of payload cut).
+tc -n "$C" qdisc add dev mrc-a root fq || mrc_die "cannot add fq to mrc-a"
+# The sender listens: the receiver's NACKs (of every packet: no queue
+# pair there) would otherwise draw ICMP port unreachables, which leave
+# by the paced link too and take their share of it.
+mrc_exec -n "$C" config set listen 1 || mrc_die "$C: config set listen 1"
+trimctl pace 1460 100
+capture_start
+t0=$(mrc_now_ms)
+inject "$DST4" 50 data
+ms=$(($(mrc_now_ms) - t0))
+# The last that passed leaves (passed - 1) x 11.68 ms after the first.
+mrc_sleep $((ms / 1000 + 1))
+capture_stop
+read -r _ seen _ trimmed _ failed < <("$TRIMCTL" show)
+passed=$((seen - trimmed))
+most=$((10 + (ms * 125 / 10 + 145) / 146))
+if [ "$seen" = 50 ] && [ "$passed" -ge 10 ] && [ "$passed" -le "$most" ]; then
+	mrc_pass "pace 1460 B at 100 kbit/s: of a burst of 50 in $ms ms," \
+		"$passed passed (10..$most), $trimmed trimmed"
+else
+	mrc_fail "pace 1460 B at 100 kbit/s: of $seen in $ms ms," \
+		"$passed passed, want 10..$most"
+fi
+# Arrival times at the receiver, in microseconds: whole, then trimmed.
+mapfile -t whole < <(tshark -r "$T/cap.pcapng" \
+	-Y "ip.dst == $DST4 && frame.len == 146" \
+	-T fields -e frame.time_relative 2>/dev/null |
+	awk '{ printf "%d\n", $1 * 1000000 }')
+mapfile -t cut < <(tshark -r "$T/cap.pcapng" \
+	-Y "ip.dst == $DST4 && frame.len == 82" \
+	-T fields -e frame.time_relative 2>/dev/null |
+	awk '{ printf "%d\n", $1 * 1000000 }')
+mrc_log "# pace: whole at (us) ${whole[*]}; trimmed at ${cut[*]}"
+chk "pace: at the receiver, whole and trimmed" "${#whole[@]} ${#cut[@]}" \
+	"$passed $trimmed"
+if [ "${#whole[@]}" -ge 2 ] && [ "${#cut[@]}" -ge 1 ]; then
+	span=$((whole[-1] - whole[0]))
+	least=$(((${#whole[@]} - 1) * 11680 * 4 / 5))
+	if [ "$span" -ge "$least" ]; then
+		mrc_pass "pace: the ${#whole[@]} that passed over $span us" \
+			"(at least $least us)"
+	else
+		mrc_fail "pace: the ${#whole[@]} that passed over $span us," \
+			"want at least $least us"
+	fi
+	if [ "${cut[0]}" -lt "${whole[1]}" ]; then
+		mrc_pass "pace: the first trimmed at +$((cut[0] - whole[0])) us," \
+			"before the second whole at +$((whole[1] - whole[0])) us"
+	else
+		mrc_fail "pace: the first trimmed at +$((cut[0] - whole[0])) us," \
+			"not before the second whole at +$((whole[1] - whole[0])) us"
+	fi
+fi
+chk "pace: fq's drops" \
+	"$(tc -n "$C" -s -j qdisc show dev mrc-a root | jq '.[0].drops')" 0
+tc -n "$C" qdisc del dev mrc-a root || mrc_die "cannot remove fq from mrc-a"
+mrc_exec -n "$C" config set listen 0 || mrc_die "$C: config set listen 0"
 
 # --- 5. what is not data passes untouched ---------------------------------
 

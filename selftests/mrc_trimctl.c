@@ -6,6 +6,7 @@
  *   mrc_trimctl [-d DIR] every N [dscp D]
  *   mrc_trimctl [-d DIR] prob P [dscp D]          P in [0, 1]
  *   mrc_trimctl [-d DIR] backlog BYTES KBIT [dscp D]   KBIT: the link rate
+ *   mrc_trimctl [-d DIR] pace BYTES KBIT [dscp D]      the program paces
  *   mrc_trimctl [-d DIR] off
  *   mrc_trimctl [-d DIR] show                     data N trimmed N failed N
  *   mrc_trimctl [-d DIR] reset                    the counts to 0
@@ -69,7 +70,8 @@ static void map_rw(int fd, void *val, int update)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: mrc_trimctl [-d DIR] every N | prob P | backlog BYTES KBIT | off\n"
+		"usage: mrc_trimctl [-d DIR] every N | prob P | backlog BYTES KBIT |\n"
+		"                   pace BYTES KBIT | off\n"
 		"                   [dscp D]\n"
 		"       mrc_trimctl [-d DIR] show | reset\n");
 	exit(2);
@@ -136,8 +138,10 @@ int main(int argc, char **argv)
 			usage();
 		cfg.arg = p >= 1 ? 0xffffffffu : (__u32)(p * 4294967296.0);
 		i += 2;
-	} else if (!strcmp(argv[i], "backlog") && i + 2 < argc) {
-		cfg.rule = MRC_TRIM_BACKLOG;
+	} else if ((!strcmp(argv[i], "backlog") || !strcmp(argv[i], "pace")) &&
+		   i + 2 < argc) {
+		cfg.rule = strcmp(argv[i], "pace") ? MRC_TRIM_BACKLOG :
+						     MRC_TRIM_PACE;
 		cfg.arg = num(argv[i + 1], 0xffffffff);
 		cfg.rate = num(argv[i + 2], 1000000000) * 1000ULL / 8;
 		if (!cfg.rate)
