@@ -234,7 +234,8 @@ static void usage(void)
 		"                  [-A FROM [-N NADDR]] [-P NPORTS]\n"
 		"                  [-t TAG] [-T ECHO] [-R SEED | -U]\n"
 		"       mrc_inject -l\n"
-		"KIND: a preset of -l, or raw:LEN:OPCODE[:B1[:B8]]\n");
+		"KIND: a preset of -l, or raw:LEN:OPCODE[:B1[:B8]], then\n"
+		"      [,t=TAG][,T=ECHO][,e=EPOCH][,n=PSN][,m=MSN][,U] for it alone\n");
 	exit(1);
 }
 
@@ -277,7 +278,7 @@ static __u32 probe_tag(const struct fields *f)
  */
 static int parse_kind(const char *arg, const struct fields *base,
 		      struct fields *f, struct kind *raw,
-		      const struct kind **k);
+		      const struct kind **k, int sweep, int rnd);
 
 /* The UDP payload length kind @k is sent with. */
 static unsigned int kind_len(const struct kind *k, const struct fields *f)
@@ -331,9 +332,9 @@ static void parse_raw(const char *spec, struct kind *k)
 
 static int parse_kind(const char *arg, const struct fields *base,
 		      struct fields *f, struct kind *raw,
-		      const struct kind **k)
+		      const struct kind **k, int sweep, int rnd)
 {
-	char *copy = strdup(arg), *mod, *save = NULL, *name;
+	char *copy = strdup(arg), *mod, *save = NULL, *name, *spec;
 	unsigned int i;
 	int ret = -1;
 
@@ -349,7 +350,13 @@ static int parse_kind(const char *arg, const struct fields *base,
 		goto out;
 	}
 	if (!strncmp(name, "raw:", 4)) {
-		parse_raw(strdup(name), raw);
+		/* The kind's name, for as long as the program runs. */
+		spec = strdup(name);
+		if (!spec) {
+			perror("mrc_inject");
+			goto out;
+		}
+		parse_raw(spec, raw);
 		*k = raw;
 	} else {
 		for (i = 0; i < NKINDS; i++)
@@ -360,8 +367,19 @@ static int parse_kind(const char *arg, const struct fields *base,
 		fprintf(stderr, "mrc_inject: unknown kind \"%s\"\n", name);
 		goto out;
 	}
+	/* Empty modifiers ("data,,n=1") are no modifiers: refused. */
+	if (strstr(arg, ",,") || arg[strlen(arg) - 1] == ',') {
+		fprintf(stderr, "mrc_inject: empty modifier in \"%s\"\n", arg);
+		goto out;
+	}
 	while ((mod = strtok_r(NULL, ",", &save))) {
 		if (!strcmp(mod, "U")) {
+			if (rnd) {
+				fprintf(stderr,
+					"mrc_inject: modifier \"U\" of \"%s\" with -R\n",
+					arg);
+				goto out;
+			}
 			f->untagged = 1;
 			continue;
 		}
@@ -369,6 +387,14 @@ static int parse_kind(const char *arg, const struct fields *base,
 			fprintf(stderr,
 				"mrc_inject: unknown modifier \"%s\" of \"%s\"\n",
 				mod, arg);
+			goto out;
+		}
+		/* What -E and -R would set anew for each packet. */
+		if ((sweep && mod[0] == 'e') ||
+		    (rnd && (mod[0] == 't' || mod[0] == 'T'))) {
+			fprintf(stderr,
+				"mrc_inject: modifier \"%s\" of \"%s\" with %s\n",
+				mod, arg, sweep && mod[0] == 'e' ? "-E" : "-R");
 			goto out;
 		}
 		switch (mod[0]) {
@@ -624,12 +650,12 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (argc - optind < 2)
+	if (argc - optind < 2 || (rnd && f.untagged))
 		usage();
 	addr = argv[optind];
 	/* Every kind checked before anything is sent. */
 	for (a = optind + 1; a < argc; a++)
-		if (parse_kind(argv[a], &f, &kf, &raw, &k))
+		if (parse_kind(argv[a], &f, &kf, &raw, &k, sweep, rnd))
 			return 1;
 
 	if (strchr(addr, ':')) {
@@ -672,7 +698,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (a = optind + 1; a < argc; a++) {
-		if (parse_kind(argv[a], &f, &kf, &raw, &k))
+		if (parse_kind(argv[a], &f, &kf, &raw, &k, sweep, rnd))
 			return 1;
 		e0 = sweep ? 1 : kf.epoch;
 		e1 = sweep ? 65535 : kf.epoch;
