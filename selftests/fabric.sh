@@ -286,8 +286,8 @@ used_spines() {
 
 # fabric_star: the incast star, senders A[1..4] (10.3.i.1), router R,
 # receiver D (10.4.0.1).  R's link to D has no qdisc: the test adds the
-# bottleneck it studies (tbf at 50 Mbit/s, say, with the trimming
-# program or fq_codel).
+# bottleneck it studies (the trimming program pacing it through fq at
+# 50 Mbit/s, say, or tbf with fq_codel).
 fabric_star() {
 	local i lines=() r=()
 

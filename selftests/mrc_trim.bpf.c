@@ -8,7 +8,7 @@
  * receiver can NACK it at once (MRC 1.0).  Linux routers do not trim; this
  * program does it to mrc data packets (UDP port 4791, opcodes
  * 0xC6..0xCB, IPv4 or IPv6) leaving the device it is attached to, on one
- * of three rules set in its configuration map (mrc_trimctl sets it):
+ * of four rules set in its configuration map (mrc_trimctl sets it):
  *
  *   every N     every Nth data packet;
  *   prob P      each data packet with probability P / 2^32;

@@ -35,7 +35,8 @@
 #   5. The same incast through fq_codel with ECN instead (no trimming),
 #      ecn-skip on at the receiver: CE marks arrive (ecn_skip_tx > 0),
 #      the senders pass over the marked values (skip_marked > 0), every
-#      message verifies, and no sender's timer fires.
+#      message verifies; the timeouts are logged (none at the senders in
+#      7 runs, but tbf's queue is not the program's).
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/fabric.sh"
@@ -49,8 +50,10 @@ mrc_load
 mrc_dmesg_mark
 
 BPF_OBJ=$MRC_SELFTEST_DIR/mrc_trim.bpf.o
-STAR_RATE=${STAR_RATE:-50}
-STAR_RTT=${STAR_RTT:-2000}
+# The star's link to D, Mbit/s (its pacing and tbf below), and its base
+# RTT under TCG, us: what the star's hosts are configured for.
+STAR_RATE=50
+STAR_RTT=2000
 TRIMCTL=$MRC_SELFTEST_DIR/mrc_trimctl
 if [ ! -r "$BPF_OBJ" ] || [ ! -x "$TRIMCTL" ]; then
 	mrc_die "no $BPF_OBJ or $TRIMCTL: run make -C selftests"
@@ -376,7 +379,7 @@ star() {
 	# start each sender at a 300 kB window, 1.2 MB at once into a
 	# link of 6 kB a millisecond, whose trimmed headers and NACKs the
 	# VM took tens of milliseconds to get through: the timers fired
-	# first (18 and 34 timeouts in a run of CI's).
+	# first (18 timeouts in a run of CI's; 34 in the ECN incast).
 	for ns in "${A[@]:1}" "$D"; do
 		mrc_exec -n "$ns" config set rto 20000 \
 			link-rate "$STAR_RATE" base-rtt "$STAR_RTT" ||
@@ -443,8 +446,8 @@ senders_delta() {
 }
 
 # way_drops: the packets lost between the trimming program on r's vd and
-# mrc in D, as "QDISC VETH UDP": what r's root qdisc dropped (fq, beyond
-# its limits; tbf, beyond its queue), what the veth pair could not hand to D (its backlog full;
+# mrc in D, as "QDISC VETH UDP": what r's root qdisc (fq) dropped beyond
+# its limits, what the veth pair could not hand to D (its backlog full;
 # counted on r's end, and again in D's rx_dropped, so only there), and
 # what D's UDP refused.  1, having said why, if a counter is missing.
 way_drops() {
@@ -520,7 +523,7 @@ check_incast_trim() {
 	tc -n "$R" qdisc add dev vd root fq limit 100000 flow_limit 10000 ||
 		mrc_die "r: fq"
 	trim_attach "$R" vd
-	trimctl pace 30000 50000 dscp 16
+	trimctl pace 30000 $((STAR_RATE * 1000)) dscp 16
 	v=$(way_drops) || mrc_die "$v"
 	read -r -a b <<<"$v"
 	rto_trace on "incast"
@@ -567,8 +570,8 @@ check_incast_trim() {
 check_incast_ecn() {
 	local n m
 
-	tc -n "$R" qdisc replace dev vd root handle 1: tbf rate 50mbit \
-		burst 64kb limit 2mb || mrc_die "r: tbf"
+	tc -n "$R" qdisc replace dev vd root handle 1: tbf \
+		rate "${STAR_RATE}mbit" burst 64kb limit 2mb || mrc_die "r: tbf"
 	tc -n "$R" qdisc add dev vd parent 1:1 handle 10: fq_codel ecn ||
 		mrc_die "r: fq_codel"
 	mrc_exec -n "$D" config set ecn-skip on || mrc_die "ecn-skip on"
@@ -583,14 +586,13 @@ check_incast_ecn() {
 		mrc_fail "ECN: $n SACKs marked skip-once, $m values marked at the senders"
 	fi
 	chk_eq "ECN: nothing trimmed" "$(mrc_stats_delta rx_trimmed RB RA)" 0
-	# The marks, not the timer, slow the senders: no timeout there.
-	# The receiver's replies are logged: an acknowledgment of one
-	# crosses the congested link, and in 2 of 7 runs one came later
-	# than 20 ms (the VM stalled), where the pacing program, which
-	# keeps the trimming incast's queue to 5 ms, is not in the way.
-	chk_eq "ECN: the senders' timeouts" "$(senders_delta total_timeouts)" 0
-	mrc_log "# ECN: the receiver's timeouts" \
-		"$(mrc_stats_delta total_timeouts RB RA)," \
+	# Logged, not checked: the queue here is tbf's, which outgrows
+	# what fq_codel sees of it when the VM stalls (the pacing program
+	# keeps the trimming incast's to 5 ms).  In 7 runs the senders had
+	# none; the receiver's replies, whose acknowledgments cross the
+	# congested link, one in 2 of them (23 ms late, the VM stalled).
+	mrc_log "# ECN: the senders' timeouts $(senders_delta total_timeouts)," \
+		"the receiver's $(mrc_stats_delta total_timeouts RB RA)," \
 		"retransmissions $(senders_delta total_rtx_sack)"
 }
 
