@@ -7,6 +7,7 @@
 #
 #   tools/deps.sh          packages for the module, tools and stock-VM tests
 #   tools/deps.sh debug    also what building the debug kernel needs
+#   tools/deps.sh bench    also what make bench needs on the host (gnuplot)
 #   tools/deps.sh check    install nothing: check that every command a
 #                          selftest's mrc_require_cmd / mrc_have_cmd names
 #                          is in selftests/required-commands
@@ -76,6 +77,9 @@ pkgs=(
 )
 if [ "${1:-}" = debug ]; then
 	pkgs+=(bc flex bison libelf-dev libssl-dev dwarves python3 rsync)
+fi
+if [ "${1:-}" = bench ]; then
+	pkgs+=(gnuplot-nox)
 fi
 
 missing=()

@@ -4,8 +4,9 @@
 # make bench: install what is missing, build, boot the test VM and run
 # the benchmarks there (tools/bench/run.sh), a progress line each as it
 # goes and a Markdown table at the end; then write the results as
-# results.json and results.md under Documentation/benchmarks/ (or
-# $BENCH_OUT).  See Documentation/benchmarks/README.rst.
+# results.json, results.md and PNG plots (tools/bench/plot.sh) under
+# Documentation/benchmarks/ (or $BENCH_OUT).  See
+# Documentation/benchmarks/README.rst.
 #
 #   make bench [QUICK=1] [BENCH=goodput|failover|trimming|incast] [BENCH_T=S] [BENCH_R=N]
 #   tools/bench/bench.sh [BENCHMARK...]
@@ -25,7 +26,7 @@ out=${BENCH_OUT:-Documentation/benchmarks}
 # shellcheck disable=SC2206 # a list of names
 benches=(${BENCH:-} "$@")
 
-tools/deps.sh
+tools/deps.sh bench
 kver=$(tools/vm/kver)
 make -s KDIR="/lib/modules/$kver/build" module tools selftests
 
@@ -71,6 +72,11 @@ jq --arg host "on a $(nproc)-core host" \
 		  wall_seconds: $secs} |
 	if $note != "" then .meta.note = $note else . end' <<<"$json" \
 	>"$out/results.json"
+# The plots first: the report links those it finds.
+for p in goodput failover trimming incast; do
+	rm -f "$out/$p.png"
+done
+tools/bench/plot.sh "$out/results.json" "$out" >/dev/null
 tools/bench/report.sh "$out/results.json" >"$out/results.md"
-echo "bench: $out/results.json and $out/results.md written" \
+echo "bench: $out/results.json, $out/results.md and plots written" \
 	"($((SECONDS - t0)) s; load $load0 -> $load1, $others other VMs at the start)"

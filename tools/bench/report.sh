@@ -17,7 +17,13 @@ set -euo pipefail
 	exit 2
 }
 
-jq -M -r '
+# The plots beside RESULTS.json, linked under their sections.
+plots=()
+for p in goodput failover trimming incast; do
+	[ -f "$(dirname "$1")/$p.png" ] && plots+=("$p")
+done
+
+jq -M -r --argjson plots "$(printf '%s\n' "${plots[@]}" | jq -R . | jq -s 'map(select(. != ""))')" '
 def r1: if . == null then "n/a" else . * 10 | round / 10 | tostring end;
 def r2: if . == null then "n/a" else . * 100 | round / 100 | tostring end;
 def pct: if . == null then "n/a" else . * 100 | round | "\(.) %" end;
@@ -25,6 +31,9 @@ def ms: if . == null then "never" else "\(r1) ms" end;
 def med: sort | if length == 0 then null
 	elif length % 2 == 1 then .[length / 2 | floor]
 	else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+
+# The plot tools/bench/plot.sh draws beside the results, when it did.
+def plot($name): if $plots | index($name) then "![\($name)](\($name).png)", "" else empty end;
 
 def goodput:
 	"## Goodput on the 4 x 50 Mbit/s fabric",
@@ -155,8 +164,8 @@ def incast:
  (if .note then "\n\n\(.note)" else "" end)),
 "",
 (.benchmarks |
- (if .goodput then (.goodput | goodput), "" else empty end),
- (if .failover then (.failover | failover), "" else empty end),
- (if .trimming then (.trimming | trimming), "" else empty end),
- (if .incast then (.incast | incast), "" else empty end))
+ (if .goodput then (.goodput | goodput), "", plot("goodput") else empty end),
+ (if .failover then (.failover | failover), "", plot("failover") else empty end),
+ (if .trimming then (.trimming | trimming), "", plot("trimming") else empty end),
+ (if .incast then (.incast | incast), "", plot("incast") else empty end))
 ' "$1"

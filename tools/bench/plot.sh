@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck disable=SC2016 # jq programs
+#
+# The benchmarks' results (tools/bench/bench.sh's results.json) as PNG
+# plots, with gnuplot:
+#
+#   tools/bench/plot.sh RESULTS.json OUTDIR
+#
+#   goodput.png, trimming.png, incast.png   one bar a case: the median
+#                       goodput over the repetitions, the bar from the
+#                       lowest to the highest run, and the fabric's
+#                       capacity as a line where the benchmark gives it
+#   failover.png        the failover stream: h2's goodput and each
+#                       spine's share of it over time, from the failure
+#                       (0) to the restore (a second line)
+#
+# Each benchmark absent from RESULTS.json gets no plot; the names of the
+# plots written are printed, one a line.
+
+set -euo pipefail
+
+[ $# -eq 2 ] || {
+	echo "usage: $0 RESULTS.json OUTDIR" >&2
+	exit 2
+}
+json=$1 out=$2
+command -v gnuplot >/dev/null || {
+	echo "plot: no gnuplot (Debian's gnuplot-nox; tools/deps.sh bench)" >&2
+	exit 1
+}
+mkdir -p "$out"
+tmp=$(mktemp -d /tmp/mrc-plot.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+# bars NAME TITLE: NAME's cases, median and range, against its capacity.
+bars() {
+	local name=$1 title=$2 cap
+
+	jq -e --arg b "$name" '.benchmarks[$b].cases | length > 0' "$json" \
+		>/dev/null 2>&1 || return 0
+	jq -r --arg b "$name" '.benchmarks[$b].cases[] |
+		[(.description | gsub("\""; "'"'"'")),
+		 .goodput_mbps.median // 0, .goodput_mbps.min // 0,
+		 .goodput_mbps.max // 0] | @tsv' "$json" >"$tmp/$name.tsv"
+	cap=$(jq -r --arg b "$name" '.benchmarks[$b].fabric_mbps // empty' \
+		"$json")
+	gnuplot <<-EOF
+		set terminal pngcairo size 1100,$((300 + 40 * $(wc -l <"$tmp/$name.tsv"))) font ",10"
+		set output "$out/$name.png"
+		set title "$title"
+		set datafile separator "\t"
+		set style fill solid 0.6 border -1
+		set boxwidth 0.6
+		set yrange [-0.5:*] reverse
+		set ytics nomirror
+		set xrange [0:$( [ -n "$cap" ] && echo "$cap * 1.1" || echo "*")]
+		set xlabel "goodput, Mbit/s (median; the bar: lowest to highest run)"
+		set grid x
+		set key off
+		$( [ -n "$cap" ] && echo "set arrow from $cap, graph 0 to $cap, graph 1 nohead dt 2 lw 2 lc rgb 'red'
+		set label 'fabric: $cap Mbit/s' at $cap, graph 1 right offset -1,-1 tc rgb 'red'" )
+		plot "$tmp/$name.tsv" using (\$2 / 2):0:(\$2 / 2):(0.3):yticlabels(1) with boxxyerror lc rgb "#4477aa", \
+		     "" using 2:0:3:4 with xerrorbars lc rgb "black" pt 7 ps 0.6
+	EOF
+	echo "$out/$name.png"
+}
+
+failover() {
+	local fail restore
+
+	jq -e '.benchmarks.failover.series | length > 0' "$json" \
+		>/dev/null 2>&1 || return 0
+	jq -r '.benchmarks.failover.series[] | @tsv' "$json" >"$tmp/fo.tsv"
+	fail=0
+	restore=$(jq -r '.benchmarks.failover |
+		if .restored_at_ms and .failed_at_ms
+		then .restored_at_ms - .failed_at_ms else empty end' "$json")
+	gnuplot <<-EOF
+		set terminal pngcairo size 1100,500 font ",10"
+		set output "$out/failover.png"
+		set title "Failover: spine 1 fails silently at 0$( [ -n "$restore" ] && echo ", restored at +$restore ms")"
+		set datafile separator "\t"
+		set xlabel "ms from the failure"
+		set ylabel "Mbit/s (h2's goodput; each spine's traffic to l2)"
+		set grid
+		set key outside right
+		set arrow from $fail, graph 0 to $fail, graph 1 nohead dt 2 lc rgb "red"
+		$( [ -n "$restore" ] && echo "set arrow from $restore, graph 0 to $restore, graph 1 nohead dt 2 lc rgb 'dark-green'" )
+		plot "$tmp/fo.tsv" using 1:2 with lines lw 2 lc rgb "black" title "h2 goodput", \
+		     "" using 1:3 with lines lc rgb "red" title "spine 1", \
+		     "" using 1:4 with lines title "spine 2", \
+		     "" using 1:5 with lines title "spine 3", \
+		     "" using 1:6 with lines title "spine 4"
+	EOF
+	echo "$out/failover.png"
+}
+
+bars goodput "Goodput on the 4 x 50 Mbit/s fabric"
+bars trimming "Goodput under congestion signals (4 x 50 Mbit/s)"
+bars incast "Incast: 4 senders into one receiver"
+failover
