@@ -207,6 +207,25 @@ fi
 
 # --- 4. backlog -----------------------------------------------------------
 
+# burst_check RULE MS: after a burst of 50 in MS ms under RULE (1460 B at
+# 100 kbit/s), the program saw 50, of which 10 passed, and at most as
+# many more as the queue drained meanwhile; sets seen, passed, trimmed.
+burst_check() {
+	local most
+
+	read -r _ seen _ trimmed _ _ < <("$TRIMCTL" show)
+	passed=$((seen - trimmed))
+	most=$((10 + ($2 * 125 / 10 + 145) / 146))
+	if [ "$seen" = 50 ] && [ "$passed" -ge 10 ] &&
+	   [ "$passed" -le "$most" ]; then
+		mrc_pass "$1 1460 B at 100 kbit/s: of a burst of 50 in $2 ms," \
+			"$passed passed (10..$most), $trimmed trimmed"
+	else
+		mrc_fail "$1 1460 B at 100 kbit/s: of $seen in $2 ms," \
+			"$passed passed, want 10..$most"
+	fi
+}
+
 # 100 kbit/s drains 12.5 bytes a millisecond; a packet of 64 payload
 # bytes is 146 on the wire (Ethernet 14, IPv4 20, UDP 8, mrc 40): 10 of
 # them fill 1460 bytes.
@@ -214,16 +233,7 @@ trimctl backlog 1460 100
 t0=$(mrc_now_ms)
 inject "$DST4" 50 data
 ms=$(($(mrc_now_ms) - t0))
-read -r _ seen _ trimmed _ failed < <("$TRIMCTL" show)
-passed=$((seen - trimmed))
-most=$((10 + (ms * 125 / 10 + 145) / 146))
-if [ "$seen" = 50 ] && [ "$passed" -ge 10 ] && [ "$passed" -le "$most" ]; then
-	mrc_pass "backlog 1460 B at 100 kbit/s: of a burst of 50 in $ms ms," \
-		"$passed passed (10..$most), $trimmed trimmed"
-else
-	mrc_fail "backlog 1460 B at 100 kbit/s: of $seen in $ms ms," \
-		"$passed passed, want 10..$most"
-fi
+burst_check backlog "$ms"
 mrc_sleep 1.2
 inject "$DST4" 1 data
 read -r _ seen _ trimmed _ failed < <("$TRIMCTL" show)
@@ -248,16 +258,7 @@ ms=$(($(mrc_now_ms) - t0))
 # The last that passed leaves (passed - 1) x 11.68 ms after the first.
 mrc_sleep $((ms / 1000 + 1))
 capture_stop
-read -r _ seen _ trimmed _ failed < <("$TRIMCTL" show)
-passed=$((seen - trimmed))
-most=$((10 + (ms * 125 / 10 + 145) / 146))
-if [ "$seen" = 50 ] && [ "$passed" -ge 10 ] && [ "$passed" -le "$most" ]; then
-	mrc_pass "pace 1460 B at 100 kbit/s: of a burst of 50 in $ms ms," \
-		"$passed passed (10..$most), $trimmed trimmed"
-else
-	mrc_fail "pace 1460 B at 100 kbit/s: of $seen in $ms ms," \
-		"$passed passed, want 10..$most"
-fi
+burst_check pace "$ms"
 # Arrival times at the receiver, in microseconds: whole, then trimmed.
 mapfile -t whole < <(tshark -r "$T/cap.pcapng" \
 	-Y "ip.dst == $DST4 && frame.len == 146" \
