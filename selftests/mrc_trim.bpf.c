@@ -28,7 +28,9 @@
  *               queue, nothing drifts: when the machine stalls, fq sends
  *               what is due as soon as it runs again, where a shaper
  *               (tbf) caps its tokens at its burst and its queue, grown
- *               during the stall, stays long.
+ *               during the stall, stays long.  A delay D adds D to
+ *               every departure: the link's propagation delay, as netem
+ *               would add it, but in the same queue.
  *
  * A trimmed packet keeps its IP, UDP and mrc headers and loses its
  * payload.  The mrc headers are the BTH, METH and RETH, 32 bytes; 4 more
@@ -150,7 +152,7 @@ static __always_inline int decide(struct mrc_trim_cfg *cfg,
 			break;
 		}
 		pace_charge(cfg, st, start, len);
-		*depart = start;
+		*depart = start + cfg->delay_us * 1000ULL;
 		break;
 	default:
 		break;
@@ -300,7 +302,8 @@ static __always_inline long pace_now(struct __sk_buff *skb,
 	/* Not left to a stamp the skb came with: fq would take one of
 	 * the wrong clock for a time far ahead.
 	 */
-	return bpf_skb_set_tstamp(skb, now, BPF_SKB_TSTAMP_DELIVERY_MONO);
+	return bpf_skb_set_tstamp(skb, now + cfg->delay_us * 1000ULL,
+				  BPF_SKB_TSTAMP_DELIVERY_MONO);
 }
 
 /* The rule's verdict on @skb, an IPv4 or IPv6 packet or not. */

@@ -23,7 +23,8 @@ struct mrc_trim_cfg {
 	__u32 arg;
 	__u64 rate;		/* BACKLOG, PACE: the link, bytes/s */
 	__u8 dscp;		/* the trimmed codepoint: 12, or 16 */
-	__u8 pad[7];
+	__u8 pad[3];
+	__u32 delay_us;		/* MRC_TRIM_PACE: the link's delay */
 };
 
 /* mrc_trim_stats[0]: counted by the program, read by mrc_trimctl. */

@@ -6,7 +6,8 @@
  *   mrc_trimctl [-d DIR] every N [dscp D]
  *   mrc_trimctl [-d DIR] prob P [dscp D]          P in [0, 1]
  *   mrc_trimctl [-d DIR] backlog BYTES KBIT [dscp D]   KBIT: the link rate
- *   mrc_trimctl [-d DIR] pace BYTES KBIT [dscp D]      the program paces
+ *   mrc_trimctl [-d DIR] pace BYTES KBIT [delay US] [dscp D]
+ *                                                 the program paces
  *   mrc_trimctl [-d DIR] off
  *   mrc_trimctl [-d DIR] show                     data N trimmed N failed N
  *   mrc_trimctl [-d DIR] reset                    the counts to 0
@@ -71,7 +72,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: mrc_trimctl [-d DIR] every N | prob P | backlog BYTES KBIT |\n"
-		"                   pace BYTES KBIT | off\n"
+		"                   pace BYTES KBIT [delay US] | off\n"
 		"                   [dscp D]\n"
 		"       mrc_trimctl [-d DIR] show | reset\n");
 	exit(2);
@@ -147,6 +148,11 @@ int main(int argc, char **argv)
 		if (!cfg.rate)
 			usage();
 		i += 3;
+		if (cfg.rule == MRC_TRIM_PACE && i + 1 < argc &&
+		    !strcmp(argv[i], "delay")) {
+			cfg.delay_us = num(argv[i + 1], 10000000);
+			i += 2;
+		}
 	} else {
 		usage();
 	}

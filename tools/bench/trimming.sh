@@ -7,6 +7,10 @@
 #   plain  drop at the tail of their queue (tbf), as built;
 #   trim   trim instead, above a backlog (selftests/mrc_trim.bpf.o on
 #          each spine's egress to l2, backlog rule at the link's rate);
+#   pace   the same program as the link's queue itself (its pace rule,
+#          fq in place of tbf and netem that way, the program adding
+#          the delay): trimmed above the same backlog, and no count of
+#          tbf's queue to drift from it when the VM stalls;
 #   ecn    mark ECN (fq_codel with ecn under the tbf, in place of the
 #          netem delay that direction; the way back gets twice the
 #          delay, so the RTT is kept), h2 with ecn-skip on.
@@ -28,25 +32,38 @@
 BENCH_TRIM_CASES=(
 	"plain|spines drop at the tail (tbf)"
 	"trim|spines trim above a backlog (mrc_trim.bpf.o)"
+	"pace|spines pace and trim above a backlog (mrc_trim.bpf.o pace, fq)"
 	"ecn|spines mark ECN (fq_codel ecn), h2 ecn-skip on"
 )
 
-# bench_spines_trim on|off: the trimming program on every spine's egress
-# to l2, or none.
+# bench_spines_trim on|pace|off: the trimming program on every spine's
+# egress to l2 (pace: as the link's queue, fq its qdisc), or none (and
+# tbf and netem back).
 bench_spines_trim() {
-	local i b=${BENCH_TRIM_B:-100000}
+	local i b=${BENCH_TRIM_B:-100000} rule qd=
 
+	rule="backlog $b 50000"
+	if [ "$1" = pace ]; then
+		rule="pace $b 50000 delay 2000"
+		qd="tc qdisc replace dev vb root fq limit 100000 flow_limit 10000 &&"
+	fi
 	for ((i = 1; i <= NSPINES; i++)); do
 		if [ "$1" = off ]; then
 			tc -n "${SP[i]}" qdisc del dev vb clsact 2>/dev/null
+			tc -n "${SP[i]}" -j qdisc show dev vb root |
+				grep -q '"kind":"fq"' || continue
+			tc -n "${SP[i]}" -b - <<-EOF || mrc_die "spine $i: tbf"
+				qdisc replace dev vb root handle 1: tbf rate 50mbit burst 64kb latency 100ms
+				qdisc add dev vb parent 1:1 handle 10: netem delay 2ms limit 10000
+			EOF
 			continue
 		fi
 		ip netns exec "${SP[i]}" sh -c "
-			mount -t bpf bpf /sys/fs/bpf &&
+			mount -t bpf bpf /sys/fs/bpf && $qd
 			tc qdisc add dev vb clsact &&
 			tc filter add dev vb egress bpf da \
 				obj '$MRC_SELFTEST_DIR/mrc_trim.bpf.o' sec tc &&
-			'$MRC_SELFTEST_DIR/mrc_trimctl' backlog $b 50000 dscp 12" \
+			'$MRC_SELFTEST_DIR/mrc_trimctl' $rule dscp 12" \
 			>/dev/null || mrc_die "spine $i: cannot attach the trimming program"
 	done
 }
@@ -86,6 +103,7 @@ bench_trimming() {
 			name=${c%%|*}
 			case $name in
 			trim) bench_spines_trim on ;;
+			pace) bench_spines_trim pace ;;
 			ecn)
 				bench_spines_ecn on
 				mrc_exec -n "$H2" config set ecn-skip on ||
@@ -95,7 +113,7 @@ bench_trimming() {
 			f=trimming-$name-$r
 			bench_xfer "$f" mrc "$t" -s 1M -c 8 "${BENCH_BUFS[@]}"
 			case $name in
-			trim) bench_spines_trim off ;;
+			trim | pace) bench_spines_trim off ;;
 			ecn)
 				bench_spines_ecn off
 				mrc_exec -n "$H2" config set ecn-skip off ||
