@@ -47,6 +47,7 @@ bars() {
 		"$json")
 	gnuplot <<-EOF
 		set terminal pngcairo size 1100,$((300 + 40 * $(wc -l <"$tmp/$name.tsv"))) font ",10"
+		set termoption noenhanced
 		set output "$out/$name.png"
 		set title "$title"
 		set datafile separator "\t"
@@ -78,6 +79,7 @@ failover() {
 		then .restored_at_ms - .failed_at_ms else empty end' "$json")
 	gnuplot <<-EOF
 		set terminal pngcairo size 1100,500 font ",10"
+		set termoption noenhanced
 		set output "$out/failover.png"
 		set title "Failover: spine 1 fails silently at 0$( [ -n "$restore" ] && echo ", restored at +$restore ms")"
 		set datafile separator "\t"
