@@ -150,7 +150,8 @@ int main(int argc, char **argv)
 		i += 3;
 		if (cfg.rule == MRC_TRIM_PACE && i + 1 < argc &&
 		    !strcmp(argv[i], "delay")) {
-			cfg.delay_us = num(argv[i + 1], 10000000);
+			/* Well inside fq's horizon (10 s by default). */
+			cfg.delay_us = num(argv[i + 1], 1000000);
 			i += 2;
 		}
 	} else {

@@ -43,8 +43,8 @@ bars() {
 		[(.description | gsub("\""; "'"'"'")),
 		 .goodput_mbps.median // 0, .goodput_mbps.min // 0,
 		 .goodput_mbps.max // 0] | @tsv' "$json" >"$tmp/$name.tsv"
-	cap=$(jq -r --arg b "$name" '.benchmarks[$b].fabric_mbps // empty' \
-		"$json")
+	cap=$(jq -r --arg b "$name" \
+		'.benchmarks[$b] | .fabric_mbps // .link_mbps // empty' "$json")
 	gnuplot <<-EOF
 		set terminal pngcairo size 1100,$((300 + 40 * $(wc -l <"$tmp/$name.tsv"))) font ",10"
 		set termoption noenhanced
