@@ -118,7 +118,7 @@ static void open_sock(struct client *c, struct csock *s)
 	const struct opts *o = c->o;
 	int one = 1;
 
-	s->fd = open_socket(o->proto, c->dst.ss_family);
+	s->fd = open_socket(o, c->dst.ss_family);
 	set_bufs(s->fd, o);
 	if (o->proto == PROTO_MRC && o->udp_sport >= 0 &&
 	    setsockopt(s->fd, SOL_MRC, MRC_SO_UDP_SPORT, &o->udp_sport,
@@ -567,7 +567,7 @@ static void summary(struct client *c)
 	max = pct_us(c, 100);
 	if (o->json) {
 		printf("{\"proto\":\"%s\",\"size\":%llu,\"messages\":%llu,\"bytes\":%llu,\"seconds\":%.6f,\"goodput_mbps\":%.3f,\"msgs_per_sec\":%.1f,\"lat_us\":{\"p50\":%.1f,\"p90\":%.1f,\"p99\":%.1f,\"max\":%.1f},\"errors\":%llu}\n",
-		       proto_name(o->proto), (unsigned long long)o->size,
+		       proto_name(o), (unsigned long long)o->size,
 		       (unsigned long long)c->messages,
 		       (unsigned long long)bytes, secs, mbps, rate,
 		       p50, p90, p99, max, (unsigned long long)c->errors);
@@ -724,7 +724,7 @@ int run_client(const struct opts *o)
 	}
 	if (!o->quiet && !o->json) {
 		printf("mrcperf: %s to %s, run %016llx: ",
-		       proto_name(o->proto), c.dstname,
+		       proto_name(o), c.dstname,
 		       (unsigned long long)c.run);
 		if (c.timed)
 			printf("%g s", o->seconds);

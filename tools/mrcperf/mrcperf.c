@@ -2,8 +2,8 @@
 /*
  * mrcperf: benchmark and end-to-end verification of mrc message sockets.
  *
- *   mrcperf server [-p PORT] [-4|-6] [--proto mrc|tcp] [-1] [-j] ...
- *   mrcperf client ADDR [-p PORT] [--proto mrc|tcp] [-s SIZE] ...
+ *   mrcperf server [-p PORT] [-4|-6] [--proto mrc|tcp|mptcp] [-1] [-j] ...
+ *   mrcperf client ADDR [-p PORT] [--proto mrc|tcp|mptcp] [-s SIZE] ...
  */
 #include <errno.h>
 #include <getopt.h>
@@ -31,9 +31,9 @@ enum {
 #define CLIENT_SHORT	"p snt cPj q"
 
 static const char usage_text[] =
-"Usage: mrcperf server [-p PORT] [-4|-6] [--proto mrc|tcp] [-1] [-j]\n"
+"Usage: mrcperf server [-p PORT] [-4|-6] [--proto mrc|tcp|mptcp] [-1] [-j]\n"
 "                      [--rcvbuf BYTES] [--sndbuf BYTES] [--bind ADDR]\n"
-"       mrcperf client ADDR [-p PORT] [--proto mrc|tcp] [-s SIZE]\n"
+"       mrcperf client ADDR [-p PORT] [--proto mrc|tcp|mptcp] [-s SIZE]\n"
 "                      [-n COUNT | -t SECONDS] [-c INFLIGHT] [-P SOCKETS]\n"
 "                      [-j] [--rcvbuf BYTES] [--sndbuf BYTES]\n"
 "                      [--udp-sport PORT] [--timeout SECONDS] [-q]\n"
@@ -42,7 +42,8 @@ static const char usage_text[] =
 "  -4, -6             server: IPv4 (default) or IPv6\n"
 "  --bind ADDR        server: bind to ADDR (its family; fe80::1%%IF for a\n"
 "                     link-local one) instead of every address\n"
-"  --proto mrc|tcp    transport (default mrc)\n"
+"  --proto P          transport: mrc (default), tcp, or mptcp (TCP's\n"
+"                     protocol over Multipath TCP's sockets)\n"
 "  -1                 server: exit after one client run; status 0 only if\n"
 "                     every message verified\n"
 "  -j                 JSON output\n"
@@ -244,14 +245,15 @@ int main(int argc, char **argv)
 			o.sockets = v;
 			break;
 		case OPT_PROTO:
+			o.mptcp = !strcmp(optarg, "mptcp");
 			if (!strcmp(optarg, "mrc"))
 				o.proto = PROTO_MRC;
-			else if (!strcmp(optarg, "tcp"))
+			else if (!strcmp(optarg, "tcp") || o.mptcp)
 				o.proto = PROTO_TCP;
 			else if (!strcmp(optarg, "udp"))	/* testing */
 				o.proto = PROTO_UDP;
 			else
-				return usage_error("bad protocol \"%s\": mrc or tcp",
+				return usage_error("bad protocol \"%s\": mrc, tcp or mptcp",
 						   optarg);
 			break;
 		case OPT_RCVBUF:

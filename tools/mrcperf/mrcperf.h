@@ -37,7 +37,8 @@ enum mrcperf_proto {
 	PROTO_UDP,	/* testing: the mrc code paths, without mrc.ko */
 };
 
-const char *proto_name(enum mrcperf_proto proto);
+struct opts;
+const char *proto_name(const struct opts *o);
 
 /* Control messages (HELLO, BYE): all fields big-endian. */
 #define CTRL_LEN		64
@@ -131,6 +132,7 @@ const char *status_name(unsigned int status);
 /* Options of both roles. */
 struct opts {
 	enum mrcperf_proto proto;
+	bool mptcp;			/* PROTO_TCP over IPPROTO_MPTCP */
 	int family;			/* server: AF_INET or AF_INET6 */
 	const char *addr;		/* client */
 	const char *bind_addr;		/* server: NULL for every address */
@@ -159,7 +161,7 @@ void die(const char *fmt, ...) __attribute__((format(printf, 1, 2),
 					      noreturn));
 void warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 uint64_t now_ns(void);
-int open_socket(enum mrcperf_proto proto, int family);
+int open_socket(const struct opts *o, int family);
 void set_bufs(int fd, const struct opts *o);
 void set_nonblock(int fd);
 int sock_error(int fd);

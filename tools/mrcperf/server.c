@@ -590,7 +590,7 @@ static int open_listener(const struct server *s)
 	}
 	if (o->bind_addr)
 		sl = bind_addr(o, &ss);
-	fd = open_socket(o->proto, ss.ss_family);
+	fd = open_socket(o, ss.ss_family);
 	if (o->proto == PROTO_TCP) {
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		if (ss.ss_family == AF_INET6)
@@ -892,7 +892,7 @@ int run_server(const struct opts *o)
 	s.buf = xmalloc(s.cap);
 	if (!o->json)
 		printf("mrcperf server: %s port %u, %s%s%s%s\n",
-		       proto_name(o->proto), o->port,
+		       proto_name(o), o->port,
 		       o->family == AF_INET6 ? "IPv6" : "IPv4",
 		       o->bind_addr ? ", bound to " : "",
 		       o->bind_addr ?: "", o->once ? ", one run" : "");

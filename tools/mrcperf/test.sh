@@ -9,11 +9,12 @@
 # Usage: test.sh [MRCPERF [PROTOS]]
 #
 # PROTOS defaults to "tcp udp", which need no kernel module: udp (a testing
-# mode) runs mrcperf's datagram code, the code mrc uses.  With mrc.ko
-# loaded (in the VM), "test.sh ./mrcperf mrc" runs the same over mrc.
+# mode) runs mrcperf's datagram code, the code mrc uses; and mptcp too
+# where the kernel has Multipath TCP enabled.  With mrc.ko loaded (in the
+# VM), "test.sh ./mrcperf mrc" runs the same over mrc.
 
 MRCPERF=${1:-./mrcperf}
-PROTOS=${2:-tcp udp}
+PROTOS=${2:-tcp udp$([ "$(cat /proc/sys/net/mptcp/enabled 2>/dev/null)" = 1 ] && echo " mptcp")}
 
 tmp=$(mktemp -d) || exit 1
 spid=
@@ -43,7 +44,8 @@ listening()
 {
 	hex=$(printf '%04X' "$2")
 	case $1 in
-	tcp)	grep -qs ":$hex [0-9A-F:]* 0A " /proc/net/tcp /proc/net/tcp6 ;;
+	tcp | mptcp)	# MPTCP's listener is a TCP one too
+		grep -qs ":$hex [0-9A-F:]* 0A " /proc/net/tcp /proc/net/tcp6 ;;
 	udp)	grep -qs ":$hex [0-9A-F:]* 07 " /proc/net/udp /proc/net/udp6 ;;
 	*)	false ;;	# mrc: not in /proc
 	esac

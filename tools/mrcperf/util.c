@@ -82,13 +82,20 @@ void *xcalloc(size_t n, size_t size)
 	return p;
 }
 
-const char *proto_name(enum mrcperf_proto proto)
+const char *proto_name(const struct opts *o)
 {
-	return proto == PROTO_MRC ? "mrc" : proto == PROTO_TCP ? "tcp" : "udp";
+	if (o->proto == PROTO_TCP)
+		return o->mptcp ? "mptcp" : "tcp";
+	return o->proto == PROTO_MRC ? "mrc" : "udp";
 }
 
-int open_socket(enum mrcperf_proto proto, int family)
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
+
+int open_socket(const struct opts *o, int family)
 {
+	enum mrcperf_proto proto = o->proto;
 	int fd;
 
 	if (proto == PROTO_MRC)
@@ -96,10 +103,14 @@ int open_socket(enum mrcperf_proto proto, int family)
 	else if (proto == PROTO_UDP)
 		fd = socket(family, SOCK_DGRAM, IPPROTO_UDP);
 	else
-		fd = socket(family, SOCK_STREAM, IPPROTO_TCP);
+		fd = socket(family, SOCK_STREAM,
+			    o->mptcp ? IPPROTO_MPTCP : IPPROTO_TCP);
 	if (fd < 0) {
 		int err = errno;
 
+		if (o->mptcp && (err == EPROTONOSUPPORT || err == ENOPROTOOPT))
+			die("socket: %s (MPTCP: CONFIG_MPTCP, sysctl net.mptcp.enabled?)",
+			    strerror(err));
 		if (proto == PROTO_MRC && (err == EPROTONOSUPPORT ||
 					   err == ESOCKTNOSUPPORT ||
 					   err == EPROTOTYPE))
