@@ -19,6 +19,9 @@
 
 T=$mrc_tmpdir
 NSPINES=4
+# Each spine's rate toward h2 (tbf), for the fabrics built after it is
+# set: the benchmarks of N paths set it lower (tools/bench/paths.sh).
+FABRIC_RATE=50mbit
 PORT=7000
 DST=10.0.2.1
 # MRC_DEBUG_KERNEL=1 (tools/check-debug.sh sets it): the run is on the
@@ -135,7 +138,7 @@ fabric() {
 	i=1
 	for d in "$@"; do
 		tc -n "${SP[i]}" -b - <<-EOF || mrc_die "cannot shape spine $i"
-			qdisc add dev vb root handle 1: tbf rate 50mbit burst 64kb latency 100ms
+			qdisc add dev vb root handle 1: tbf rate $FABRIC_RATE burst 64kb latency 100ms
 			qdisc add dev vb parent 1:1 handle 10: netem delay $d limit 10000
 			qdisc add dev va root netem delay $d limit 10000
 		EOF

@@ -4,11 +4,12 @@
 # make bench: install what is missing, build, boot the test VM and run
 # the benchmarks there (tools/bench/run.sh), a progress line each as it
 # goes and a Markdown table at the end; then write the results as
-# results.json, results.md and PNG plots (tools/bench/plot.sh) under
-# Documentation/benchmarks/ (or $BENCH_OUT).  See
-# Documentation/benchmarks/README.rst.
+# results.json, results.md (and results.rst, which
+# Documentation/benchmarks.rst includes) and PNG plots
+# (tools/bench/plot.sh) under Documentation/benchmarks/ (or $BENCH_OUT).
+# See Documentation/benchmarks.rst.
 #
-#   make bench [QUICK=1] [BENCH=goodput|failover|trimming|incast] [BENCH_T=S] [BENCH_R=N]
+#   make bench [QUICK=1] [BENCH=goodput|paths|failover|trimming|incast] [BENCH_T=S] [BENCH_R=N]
 #   tools/bench/bench.sh [BENCHMARK...]
 #
 # QUICK=1 takes one repetition of shorter runs (about 5 minutes in all
@@ -46,7 +47,7 @@ log=$(mktemp /tmp/mrc-bench.XXXXXX)
 trap 'rm -f "$log"' EXIT
 t0=$SECONDS
 set +e
-tools/vm/run-vm --timeout 1800 -- env "${vmenv[@]}" \
+tools/vm/run-vm --timeout 3600 -- env "${vmenv[@]}" \
 	bash tools/bench/run.sh "${benches[@]}" | tee "$log" |
 	awk '/^BENCH-RESULTS-BEGIN/ { h = 1 } !h { print; fflush() } /^BENCH-RESULTS-END/ { h = 0 }'
 rc=${PIPESTATUS[0]}
@@ -73,11 +74,13 @@ jq --arg host "on a $(nproc)-core host" \
 	if $note != "" then .meta.note = $note else . end' <<<"$json" \
 	>"$out/results.json"
 # The plots first: the report links those it finds.
-for p in goodput failover trimming incast; do
+for p in goodput paths failover trimming incast; do
 	rm -f "$out/$p.png"
 done
 tools/bench/plot.sh "$out/results.json" "$out" >/dev/null ||
 	echo "bench: the plots failed; the report goes without them" >&2
 tools/bench/report.sh "$out/results.json" >"$out/results.md"
-echo "bench: $out/results.json, $out/results.md and plots written" \
+# Documentation/benchmarks.rst includes it, its images beside it.
+tools/bench/md2rst.sh "$out/results.md" benchmarks >"$out/results.rst"
+echo "bench: $out/results.json, $out/results.md, results.rst and plots written" \
 	"($((SECONDS - t0)) s; load $load0 -> $load1, $others other VMs at the start)"

@@ -173,7 +173,7 @@ bench_xfer() {
 	spine_counts sp1
 	bench_spine_qdisc "$T/q.1"
 	rtx1=$(bench_tcp_retrans "$H1")
-	if [ "$proto" = tcp ]; then
+	if [ "$proto" != mrc ]; then
 		tcp_rtx=$((rtx1 - rtx0))
 	else
 		bench_stats "$H1" "$T/h1.1"

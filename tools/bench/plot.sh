@@ -11,6 +11,8 @@
 #                       goodput over the repetitions, the bar from the
 #                       lowest to the highest run, and the fabric's
 #                       capacity as a line where the benchmark gives it
+#   paths.png           each case's share of the capacity of N paths,
+#                       against N
 #   failover.png        the failover stream: h2's goodput and each
 #                       spine's share of it over time, from the failure
 #                       (0) to the restore (a second line)
@@ -98,7 +100,43 @@ failover() {
 	echo "$out/failover.png"
 }
 
+# paths: each case's share of N paths' capacity against N.
+paths() {
+	local cols
+
+	jq -e '.benchmarks.paths.fabrics | length > 0' "$json" \
+		>/dev/null 2>&1 || return 0
+	# One row an N; one column a case, in the order of the first N
+	# that has them all; "?" where a case did not run.
+	jq -r '.benchmarks.paths.fabrics as $f |
+		([$f[].cases[].name] | unique) as $names |
+		(["N"] + $names | @tsv),
+		($f[] | . as $x | [.paths] + ($names | map(. as $n |
+			$x.cases | map(select(.name == $n)) |
+			if length == 0 then "?" else .[0].utilisation * 100 end)) |
+			@tsv)' "$json" >"$tmp/paths.tsv"
+	cols=$(head -1 "$tmp/paths.tsv" | awk -F'\t' '{ print NF }')
+	gnuplot <<-EOF
+		set terminal pngcairo size 900,500 font ",10"
+		set termoption noenhanced
+		set output "$out/paths.png"
+		set title "Path utilisation: one transfer over N equal-cost paths"
+		set datafile separator "\t"
+		set datafile missing "?"
+		set xlabel "paths (N)"
+		set ylabel "% of N x the path rate (median goodput)"
+		set logscale x 2
+		set xtics (1, 2, 4, 8)
+		set yrange [0:105]
+		set grid
+		set key outside right
+		plot for [i=2:$cols] "$tmp/paths.tsv" using 1:i with linespoints lw 2 title columnheader(i)
+	EOF
+	echo "$out/paths.png"
+}
+
 bars goodput "Goodput on the 4 x 50 Mbit/s fabric"
+paths
 bars trimming "Goodput under congestion signals (4 x 50 Mbit/s)"
 bars incast "Incast: 4 senders into one receiver"
 failover

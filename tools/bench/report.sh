@@ -19,7 +19,7 @@ set -euo pipefail
 
 # The plots beside RESULTS.json, linked under their sections.
 plots=()
-for p in goodput failover trimming incast; do
+for p in goodput paths failover trimming incast; do
 	[ -f "$(dirname "$1")/$p.png" ] && plots+=("$p")
 done
 
@@ -81,6 +81,35 @@ def goodput:
 	"Packets each spine carried toward h2, first run: " +
 	([.cases[] | "\(.name) \(.runs[0].spine_packets | map(tostring) | join("/"))"]
 	 | join("; ")) + ".";
+
+def paths:
+	"## Path utilisation: N equal-cost paths",
+	"",
+	"\(.repetitions) repetition(s) of \(.seconds) s per case on fabrics of " +
+	"N spines, each \(.path_mbps) Mbit/s (tbf) with 2 ms of delay each " +
+	"way; goodput (median) over N x \(.path_mbps) Mbit/s.  The MPTCP " +
+	"connection has a subflow pinned to each path.",
+	"",
+	(.fabrics as $f |
+	 "| case | " + ($f | map("N = \(.paths) (\(.capacity_mbps) Mbit/s)") | join(" | ")) + " |",
+	 "|---|" + ($f | map("---:") | join("|")) + "|",
+	 ([$f[].cases[].name] | unique) as $names |
+	 ($f[0].cases + $f[-1].cases | map({(.name): .description}) | add) as $desc |
+	 ($names | sort_by(. as $n | ["mrc", "mrc-none", "tcp", "tcpN", "tcp16", "mptcp"] |
+		index($n) // 99)[] | . as $n |
+	  "| \(if $n == "tcpN" then "N TCP flows (-P N)" else $desc[$n] end) | " +
+	  ($f | map(.cases | map(select(.name == $n)) |
+		if length == 0 then "-" else .[0] |
+		"\(.goodput_mbps.median | r1) (\(.utilisation | pct))" +
+		(if .ok then "" else " FAILED" end) end) | join(" | ")) + " |")),
+	(.fabrics as $f |
+	 "",
+	 "mrc / one TCP flow (median of the repetitions): " +
+	 ($f | map("N = \(.paths): \(.mrc_over_tcp.median | r2) x") | join(", ")) + ".",
+	 "",
+	 "Packets each spine carried toward h2, first run, N = \($f[-1].paths): " +
+	 ($f[-1].cases | map("\(.name) \(.spine_packets | map(tostring) | join("/"))") |
+	  join("; ")) + ".");
 
 def failover:
 	"## Failover: a spine fails silently",
@@ -165,6 +194,7 @@ def incast:
 "",
 (.benchmarks |
  (if .goodput then (.goodput | goodput), "", plot("goodput") else empty end),
+ (if .paths then (.paths | paths), "", plot("paths") else empty end),
  (if .failover then (.failover | failover), "", plot("failover") else empty end),
  (if .trimming then (.trimming | trimming), "", plot("trimming") else empty end),
  (if .incast then (.incast | incast), "", plot("incast") else empty end))
