@@ -360,9 +360,11 @@ chk "client's rx_drop_bad_tag, rx_drop_blind_reset, qp_reincarnated" \
 # NACK then marks the value and resends nothing.
 read -r ntr nnk nbad nres ndist nitr < <(awk -F, -v a="$MRC_IP4_A" -v b="$MRC_IP4_B" -v port="$PORT" '
 	# mrc_inject'"'"'s data to a port with no socket (check 11) is
-	# trimmed too when its turn comes: counted apart, answered 0x19.
-	$2 == a && $4 ~ /^0xc[6-9ab]$/ && $17 == 12 && $15 == 0 && $7 != port {
-		itr++
+	# not the transfer'"'"'s, and is trimmed too when its turn comes:
+	# counted apart (answered 0x19), and out of the rest.
+	$2 == a && $4 ~ /^0xc[6-9ab]$/ && $7 != port {
+		if ($17 == 12 && $15 == 0)
+			itr++
 		next
 	}
 	$2 == a && $4 ~ /^0xc[6-9ab]$/ && $17 == 12 && $15 == 0 {

@@ -80,9 +80,18 @@ bench_paths_mptcp() {
 		mrc_die "h1: mptcp endpoints $op"
 }
 
+# bench_mptcp_joins NS: the MPTCP subflows NS has seen join so far (the
+# SYN/ACKs of MP_JOINs it sent, MPTcpExtMPJoinSynAckRx).
+bench_mptcp_joins() {
+	ip netns exec "$1" awk '$1 == "MPTcpExt:" && !h {
+		for (i = 2; i <= NF; i++) if ($i == "MPJoinSynAckRx") c = i
+		h = 1; next }
+		$1 == "MPTcpExt:" { print $c + 0; exit }' /proc/net/netstat
+}
+
 bench_paths() {
 	local t=${BENCH_T:-10} reps=${BENCH_R:-3} rate=${BENCH_PATH_MBIT:-25}
-	local n r c line name proto cfg args applied f d i saved
+	local n r c line name proto cfg args applied f d i saved j0 j1
 	local -a ns delays keep_sp
 
 	read -ra ns <<<"${BENCH_PATHS:-1 2 4 8}"
@@ -108,7 +117,9 @@ bench_paths() {
 			# shellcheck disable=SC2086 # KEY VALUE pairs
 			bench_config $BENCH_MRC_CONFIG
 		fi
-		applied="spraying default"
+		# The first case sets its spraying, whatever
+		# BENCH_MRC_CONFIG did.
+		applied=
 		for ((r = 1; r <= reps; r++)); do
 			for c in "${BENCH_PATHS_CASES[@]}"; do
 				IFS='|' read -r line _ args <<<"$c"
@@ -120,11 +131,23 @@ bench_paths() {
 					bench_config $cfg
 					applied=$cfg
 				fi
-				[ "$name" = mptcp ] && bench_paths_mptcp on "$n"
 				f=paths-$n-$name-$r
+				if [ "$name" = mptcp ]; then
+					bench_paths_mptcp on "$n"
+					j0=$(bench_mptcp_joins "$H1")
+				fi
 				# shellcheck disable=SC2086 # options, split on purpose
 				bench_xfer "$f" "$proto" "$t" ${args//@N/$n}
-				[ "$name" = mptcp ] && bench_paths_mptcp off "$n"
+				if [ "$name" = mptcp ]; then
+					# The subflows that joined: N - 1 if each
+					# path got one, fewer if MPTCP fell short.
+					j1=$(bench_mptcp_joins "$H1")
+					jq --argjson j $((j1 - j0)) \
+						'.mptcp_joins = $j' "$BENCH_DIR/$f.json" \
+						>"$T/mj.json" &&
+						mv "$T/mj.json" "$BENCH_DIR/$f.json"
+					bench_paths_mptcp off "$n"
+				fi
 				bench_say "paths N=$n $name run $r/$reps: $(jq -M -r \
 					--argjson cap $((n * rate)) '
 					"\(.goodput_mbps * 10 | round / 10) Mbit/s" +
@@ -135,7 +158,10 @@ bench_paths() {
 					 " \(.client_rc), server \(.server_rc)" +
 					 " \(.stderr[:200])" end) +
 					", spines \(.spine_packets | map(tostring) |
-					join("/"))"' "$BENCH_DIR/$f.json")"
+					join("/"))" +
+					(if .mptcp_joins then ", \(.mptcp_joins)" +
+					 " subflows joined" else "" end)' \
+					"$BENCH_DIR/$f.json")"
 				mrc_sleep 1
 			done
 		done
@@ -175,6 +201,8 @@ bench_paths() {
 							min: ($g | min), max: ($g | max), runs: $g},
 						utilisation: (($g | med) / ($n * $rate)),
 						spine_packets: $runs[0].spine_packets,
+						mptcp_joins: ($runs | map(.mptcp_joins // empty) |
+							if length > 0 then min else null end),
 						verified: ($runs | map(.verified) | add),
 						lost: ($runs | map(.lost) | add),
 						errors: ($runs | map(.errors) | add),

@@ -106,8 +106,8 @@ paths() {
 
 	jq -e '.benchmarks.paths.fabrics | length > 0' "$json" \
 		>/dev/null 2>&1 || return 0
-	# One row an N; one column a case, in the order of the first N
-	# that has them all; "?" where a case did not run.
+	# One row an N; one column a case (by name, sorted); "?" where a
+	# case did not run.
 	jq -r '.benchmarks.paths.fabrics as $f |
 		([$f[].cases[].name] | unique) as $names |
 		(["N"] + $names | @tsv),
