@@ -7,7 +7,8 @@
 #
 #   tools/deps.sh          packages for the module, tools and stock-VM tests
 #   tools/deps.sh debug    also what building the debug kernel needs
-#   tools/deps.sh bench    also what make bench needs on the host (gnuplot)
+#   tools/deps.sh bench    also what make bench needs on the host (gnuplot,
+#                          perftest)
 #   tools/deps.sh check    install nothing: check that every command a
 #                          selftest's mrc_require_cmd / mrc_have_cmd names
 #                          is in selftests/required-commands
@@ -79,7 +80,9 @@ if [ "${1:-}" = debug ]; then
 	pkgs+=(bc flex bison libelf-dev libssl-dev dwarves python3 rsync)
 fi
 if [ "${1:-}" = bench ]; then
-	pkgs+=(gnuplot-nox)
+	# The plots; SoftRoCE's perftest and its libibverbs provider
+	# (tools/bench/efficiency.sh).
+	pkgs+=(gnuplot-nox perftest ibverbs-providers)
 fi
 
 missing=()

@@ -9,12 +9,12 @@
 # (tools/bench/plot.sh) under Documentation/benchmarks/ (or $BENCH_OUT).
 # See Documentation/benchmarks.rst.
 #
-#   make bench [QUICK=1] [BENCH=goodput|paths|failover|trimming|incast] [BENCH_T=S] [BENCH_R=N]
+#   make bench [QUICK=1] [BENCH=goodput|paths|failover|trimming|incast|efficiency] [BENCH_T=S] [BENCH_R=N]
 #   tools/bench/bench.sh [BENCHMARK...]
 #
-# QUICK=1 takes one repetition of shorter runs (about 5 minutes in all
-# under TCG).  Any BENCH_* variable is passed to the VM (tools/bench/
-# goodput.sh and failover.sh list them).  BENCH_NOTE adds a line to the
+# QUICK=1 takes one repetition of shorter runs (about 10 minutes in all
+# under TCG; the whole set about 35).  Any BENCH_* variable is passed to
+# the VM (tools/bench/*.sh list them).  BENCH_NOTE adds a line to the
 # results, e.g. what else the machine was doing.  No benchmark passes or
 # fails: the exit status is 0 unless the VM or the setup broke.
 

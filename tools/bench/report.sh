@@ -107,9 +107,45 @@ def paths:
 	 "mrc / one TCP flow (median of the repetitions): " +
 	 ($f | map("N = \(.paths): \(.mrc_over_tcp.median | r2) x") | join(", ")) + ".",
 	 "",
+	 # Runs before the count was kept have none.
+	 (if [$f[].cases[] | select(.name == "mptcp") | .mptcp_joins | numbers] |
+	     length > 0 then
+	  "MPTCP subflows that joined the first, fewest of the runs: " +
+	  ($f | map(select(.paths > 1) | "N = \(.paths): \(.cases |
+		map(select(.name == "mptcp"))[0].mptcp_joins // "n/a") of \(.paths - 1)") |
+	   join(", ")) + ".", ""
+	  else empty end),
 	 "Packets each spine carried toward h2, first run, N = \($f[-1].paths): " +
 	 ($f[-1].cases | map("\(.name) \(.spine_packets | map(tostring) | join("/"))") |
 	  join("; ")) + ".");
+
+def efficiency:
+	"## Efficiency and latency on one link",
+	"",
+	"\(.repetitions) repetition(s) of \(.seconds) s per case on one veth " +
+	"pair (MTU 9000, no rate limit): 1 MiB messages, 4 in flight (SoftRoCE: " +
+	"ib_send_bw -e, 1 MiB SENDs, 4 outstanding); CPU time is the VM'"'"'s " +
+	"busy time over the run, both ends together, a GB moved.  Round trip: " +
+	"64-byte messages one at a time, each answered (mrcperf: 16 bytes; " +
+	"SoftRoCE: ib_send_lat, 64 bytes, its one-way typical and 99th " +
+	"percentile doubled).  Medians; mrc at mss 8192.",
+	"",
+	"| transport | goodput Mbit/s (min-max) | CPU s a GB | x TCP | 64 B round trip p50 us | p99 us |",
+	"|---|---:|---:|---:|---:|---:|",
+	(.tcp.cpu_s_per_gb.median as $tc | .tcp.goodput_mbps.median as $tg |
+	 ("mrc", "tcp", "rxe") as $p | .[$p] | select(. != null) |
+	 "| \({mrc: "mrc", tcp: "TCP", rxe: "SoftRoCE (rxe)"}[$p]) | " +
+	 "\(.goodput_mbps.median | r1) (\(.goodput_mbps.min | r1)-\(.goodput_mbps.max | r1)) | " +
+	 "\(.cpu_s_per_gb.median | r2) | " +
+	 "\(if $tg and $tg > 0 and .goodput_mbps.median then
+	     (.goodput_mbps.median / $tg | r2) + " x goodput" +
+	     (if $tc and $tc > 0 and .cpu_s_per_gb.median then
+	      ", " + (.cpu_s_per_gb.median / $tc | r2) + " x CPU" else "" end)
+	   else "n/a" end) | " +
+	 "\(.lat_p50_us.median | r1) | \(.lat_p99_us.median | r1)" +
+	 "\(if .ok then "" else " (a run FAILED)" end) |"),
+	"",
+	(if .rxe == null then "SoftRoCE: not measured (no rdma_rxe or perftest in the VM)." else empty end);
 
 def failover:
 	"## Failover: a spine fails silently",
@@ -196,6 +232,7 @@ def incast:
  (if .goodput then (.goodput | goodput), "", plot("goodput") else empty end),
  (if .paths then (.paths | paths), "", plot("paths") else empty end),
  (if .failover then (.failover | failover), "", plot("failover") else empty end),
+ (if .efficiency then (.efficiency | efficiency), "" else empty end),
  (if .trimming then (.trimming | trimming), "", plot("trimming") else empty end),
  (if .incast then (.incast | incast), "", plot("incast") else empty end))
 ' "$1"
