@@ -135,27 +135,46 @@ VERDICTS=(rx_drop_short rx_drop_bad_version rx_drop_bad_opcode rx_drop_no_qp
 	rx_data_packets ack_rx sack_rx nack_rx total_probe_pkts_rx
 	probe_resp_rx rx_drop_bad_tag rx_drop_blind_reset)
 
-# counters NS DEV PREFIX: mrc's counters, UDP's and the veth's of NS into
-# the associative array PREFIX (declared by the caller).
-counters() {
-	local ns=$1 dev=$2 k v names vals i old
-	local -n c=$3
+# udp_counters NS PREFIX: UDP's counters of NS into the associative
+# array PREFIX: the Udp: and Udp6 lines of /proc/net/snmp{,6}, summed by
+# name.
+udp_counters() {
+	local ns=$1 k v names vals i old
+	local -n u=$2
 
-	mrc_stats_snapshot -n "$ns" "$3" || mrc_die "mrc stats in $ns"
-	# Udp: and Udp6 lines of /proc/net/snmp{,6}, summed by name.
 	{ read -r -a names; read -r -a vals; } < <(ip netns exec "$ns" \
 		grep '^Udp:' /proc/net/snmp)
 	for ((i = 1; i < ${#names[@]}; i++)); do
-		c["udp_${names[i]}"]=${vals[i]}
+		u["udp_${names[i]}"]=${vals[i]}
 	done
 	while read -r k v; do
 		case $k in
 		Udp6InDatagrams | Udp6NoPorts | Udp6InErrors)
 			k=udp_${k#Udp6}
-			old=${c[$k]:-0}
-			c["$k"]=$((old + v)) ;;
+			old=${u[$k]:-0}
+			u["$k"]=$((old + v)) ;;
 		esac
 	done < <(ip netns exec "$ns" cat /proc/net/snmp6)
+}
+
+# counters NS DEV PREFIX: mrc's counters, UDP's and the veth's of NS into
+# the associative array PREFIX (declared by the caller).  mrc's and UDP's
+# are read as of one moment: UDP's before and after mrc's, again until
+# no datagram came in between (a late probe or acknowledgment would
+# otherwise be UDP's and not yet mrc's; on the debug kernel each read
+# takes up to a second).
+counters() {
+	local ns=$1 dev=$2 v try in0
+	local -n c=$3
+
+	for ((try = 0; try < 20; try++)); do
+		udp_counters "$ns" "$3"
+		in0=${c[udp_InDatagrams]}
+		mrc_stats_snapshot -n "$ns" "$3" || mrc_die "mrc stats in $ns"
+		udp_counters "$ns" "$3"
+		[ "${c[udp_InDatagrams]}" = "$in0" ] && break
+		mrc_sleep 0.5
+	done
 	v=$(ip -n "$ns" -j -s link show dev "$dev" |
 		jq -r '.[0].stats64 | "\(.rx.dropped) \(.tx.dropped)"')
 	c["dev_rx_dropped"]=${v% *}
