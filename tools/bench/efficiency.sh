@@ -42,17 +42,8 @@ bench_eff_xfer() {
 
 	shift 3
 	hz=$(getconf CLK_TCK)
-	PORT=$((PORT + 1))
-	ip netns exec "$S" "$MRCPERF" server -p "$PORT" --proto "$proto" -1 -j \
-		"${BENCH_BUFS[@]}" >"$T/esrv.out" 2>"$T/esrv.err" &
-	srv=$!
-	if [ "$proto" = mrc ]; then
-		mrc_wait_bound "$srv" "$PORT" 20 ||
-			mrc_die "mrcperf server did not start: $(cat "$T/esrv.err")"
-	else
-		bench_wait_listen "$S" "$PORT" ||
-			mrc_die "mrcperf server does not listen on TCP $PORT"
-	fi
+	bench_server "$S" "$proto" "$T/esrv.out" "$T/esrv.err" "${BENCH_BUFS[@]}"
+	srv=$BENCH_SRV
 	b0=$(bench_busy)
 	ip netns exec "$C" "$MRCPERF" client "$MRC_IP4_B" -p "$PORT" \
 		--proto "$proto" -j -t "$secs" --timeout 60 "${BENCH_BUFS[@]}" \

@@ -60,15 +60,11 @@ bench_failover() {
 	cfg=$(mrc_exec -n "$H1" -j config show) || mrc_die "mrc config show"
 	period=$(jq -r .reliability_probe_period_us <<<"$cfg")
 	mss=$(jq -r .mss <<<"$cfg")
-	PORT=$((PORT + 1))
 	bench_stats "$H1" "$T/f1.0"
 	bench_stats "$H2" "$T/f2.0"
 	bench_spine_qdisc "$T/fq.0"
-	ip netns exec "$H2" "$MRCPERF" server -p "$PORT" -1 -j \
-		"${BENCH_BUFS[@]}" >"$T/fsrv.out" 2>"$T/fsrv.err" &
-	srv=$!
-	mrc_wait_bound "$srv" "$PORT" 20 ||
-		mrc_die "mrcperf server did not start: $(cat "$T/fsrv.err")"
+	bench_server "$H2" mrc "$T/fsrv.out" "$T/fsrv.err" "${BENCH_BUFS[@]}"
+	srv=$BENCH_SRV
 	bench_tc_open "${SP[1]}" vb
 	"$NETSAMPLE" -i "$smp" -d $((len + 60)) "$H2:vh" "$L2:vs1" "$L2:vs2" \
 		"$L2:vs3" "$L2:vs4" >"$T/samples" 2>"$T/samples.err" &

@@ -12,6 +12,10 @@
 #             (selftests/mrc_trim.bpf.o, the last hop's codepoint, 16),
 #             its real queue far larger (16 MB) so that the program
 #             decides
+#   pace      mrc; the program is the link's queue (its pace rule at
+#             50 Mbit/s, fq in place of the tbf, as mrc_trimming.sh's
+#             incast): trimmed above the same 30 kB, with no count of
+#             the tbf's queue to drift from it when the VM stalls
 #   tcp-drop  TCP (the VM's default congestion control) through the
 #             tail-drop queue of drop, for reference
 #
@@ -26,6 +30,7 @@
 BENCH_INCAST_CASES=(
 	"drop|mrc, the last hop drops at the tail of its queue"
 	"trim|mrc, the last hop trims above 30 kB of backlog"
+	"pace|mrc, the last hop paces and trims above 30 kB (pace rule, fq)"
 	"tcp-drop|TCP, the last hop drops at the tail of its queue"
 )
 BENCH_INCAST_PORT=7600
@@ -51,6 +56,16 @@ bench_incast_link() {
 				obj '$MRC_SELFTEST_DIR/mrc_trim.bpf.o' sec tc &&
 			'$MRC_SELFTEST_DIR/mrc_trimctl' backlog 30000 50000 dscp 16" \
 			>/dev/null || mrc_die "r: cannot attach the trimming program"
+		;;
+	pace)
+		ip netns exec "$R" sh -c "
+			mount -t bpf bpf /sys/fs/bpf &&
+			tc qdisc add dev vd root fq limit 100000 flow_limit 10000 &&
+			tc qdisc add dev vd clsact &&
+			tc filter add dev vd egress bpf da \
+				obj '$MRC_SELFTEST_DIR/mrc_trim.bpf.o' sec tc &&
+			'$MRC_SELFTEST_DIR/mrc_trimctl' pace 30000 50000 dscp 16" \
+			>/dev/null || mrc_die "r: cannot attach the pacing program"
 		;;
 	*)
 		tc -n "$R" qdisc add dev vd root tbf rate 50mbit burst 64kb \

@@ -118,6 +118,26 @@ bench_wait_listen() {
 	return 1
 }
 
+# bench_server NS PROTO OUT ERR ARGS...: "mrcperf server -1 -j" of PROTO
+# in NS on a new PORT, its output in OUT and ERR; its pid in BENCH_SRV
+# once it is bound (mrc) or listens (TCP, MPTCP); dies if it does not.
+bench_server() {
+	local ns=$1 proto=$2 out=$3 err=$4
+
+	shift 4
+	PORT=$((PORT + 1))
+	ip netns exec "$ns" "$MRCPERF" server -p "$PORT" --proto "$proto" -1 -j \
+		"$@" >"$out" 2>"$err" &
+	BENCH_SRV=$!
+	if [ "$proto" = mrc ]; then
+		mrc_wait_bound "$BENCH_SRV" "$PORT" 20 ||
+			mrc_die "mrcperf server did not start: $(cat "$err")"
+	else
+		bench_wait_listen "$ns" "$PORT" ||
+			mrc_die "mrcperf server does not listen on TCP $PORT"
+	fi
+}
+
 # bench_xfer NAME PROTO SECONDS CLIENT_ARGS...: one transfer from h1 to
 # h2 for SECONDS: mrcperf server -1 (exits 0 only if every message it
 # received verified) on a new port, the client with CLIENT_ARGS; while it
@@ -133,24 +153,14 @@ bench_xfer() {
 	local -a sp0 sp1
 
 	shift 3
-	PORT=$((PORT + 1))
 	[ "$proto" = mrc ] && srv_args=("${BENCH_BUFS[@]}")
 	bench_stats "$H1" "$T/h1.0"
 	bench_stats "$H2" "$T/h2.0"
 	bench_spine_qdisc "$T/q.0"
 	spine_counts sp0
 	rtx0=$(bench_tcp_retrans "$H1")
-	ip netns exec "$H2" "$MRCPERF" server -p "$PORT" --proto "$proto" -1 -j \
-		"${srv_args[@]}" >"$T/srv.out" 2>"$T/srv.err" &
-	srv=$!
-	if [ "$proto" = mrc ]; then
-		mrc_wait_bound "$srv" "$PORT" 20 ||
-			mrc_die "mrcperf server did not start: $(cat "$T/srv.err")"
-	else
-		# A TCP listener: wait until it listens.
-		bench_wait_listen "$H2" "$PORT" ||
-			mrc_die "mrcperf server does not listen on TCP $PORT"
-	fi
+	bench_server "$H2" "$proto" "$T/srv.out" "$T/srv.err" "${srv_args[@]}"
+	srv=$BENCH_SRV
 	ip netns exec "$H1" "$MRCPERF" client "$DST" -p "$PORT" --proto "$proto" \
 		-j -t "$secs" --timeout 60 "$@" >"$T/cli.out" 2>"$T/cli.err" &
 	cli=$!

@@ -192,7 +192,7 @@ def trimming:
 	 "| \(.description) | \(.goodput_mbps.median | r1) | " +
 	 "\(.goodput_mbps.min | r1) | \(.goodput_mbps.max | r1) | " +
 	 "\(.fabric_utilisation | pct) | \(.trimmed) | \(.ce_skip_marks) | " +
-	 "\(.values_marked) | \(.timeouts) | \(.spine_drops) | " +
+	 "\(.values_marked) | \(.timeouts) | \([.runs[] | .spine_qdisc_drops | add // 0] | med) | " +
 	 "\(.verified) | \(.lost) | " +
 	 "\(.errors)\(if .ok then "" else " (a run FAILED)" end) |");
 

@@ -160,7 +160,7 @@ bench_trimming() {
 					ce_skip_marks: ($runs | map(.mrc_h2.ecn_skip_tx // 0) | med),
 					values_marked: ($runs | map(.mrc_h1.skip_marked // 0) | med),
 					timeouts: ($runs | map(.mrc_h1.total_timeouts // 0) | med),
-					spine_drops: ($runs | map(.spine_qdisc_drops) | med),
+					spine_drops: ($runs | map(.spine_qdisc_drops | add // 0) | med),
 					verified: ($runs | map(.verified) | add),
 					lost: ($runs | map(.lost) | add),
 					errors: ($runs | map(.errors) | add),
