@@ -74,7 +74,7 @@ jq --arg host "on a $(nproc)-core host" \
 	if $note != "" then .meta.note = $note else . end' <<<"$json" \
 	>"$out/results.json"
 # The plots first: the report links those it finds.
-for p in goodput paths failover trimming incast; do
+for p in goodput paths failover failover-compare trimming incast; do
 	rm -f "$out/$p.png"
 done
 tools/bench/plot.sh "$out/results.json" "$out" >/dev/null ||

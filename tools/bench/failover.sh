@@ -1,20 +1,33 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash disable=SC2016 # jq and awk programs
 #
-# Failover on the ECMP fabric (issue #12): one mrc socket streams 1 MiB
-# messages from h1 to h2; spine 1 fails silently (netem loss 100 % toward
-# h2) and later comes back.  netsample reads, every BENCH_SAMPLE_MS, the
-# bytes h2 receives and the packets each spine hands to l2.  Sourced by
-# run.sh; bench_failover leaves $BENCH_DIR/failover.json.
+# Failover on the ECMP fabric (issues #12 and #15): a stream of 1 MiB
+# messages from h1 to h2 through which a spine fails silently (netem loss
+# 100 % toward h2) and later comes back, three times over:
 #
-#   BENCH_FAIL_AT    seconds into the stream spine 1 fails (default 6)
+#   mrc    one mrc socket; spine 1 fails (it carries about a quarter of
+#          the active set's values);
+#   tcp    one TCP connection (mrcperf --proto tcp); the spine it hashes
+#          to fails, found 4 s before the failure as the one carrying
+#          the most bytes: a spine it does not take would show nothing;
+#   mptcp  one MPTCP connection with a subflow pinned to each spine (as
+#          the paths benchmark's mptcp case); spine 1, the first
+#          subflow's, fails.
+#
+# netsample reads, every BENCH_SAMPLE_MS, the bytes h2 receives and the
+# packets each spine hands to l2.  Sourced by run.sh; bench_failover
+# leaves $BENCH_DIR/failover.json: mrc's figures, and TCP's and MPTCP's
+# under "compare".
+#
+#   BENCH_FAIL_AT    seconds into the stream the spine fails (default 6)
 #   BENCH_FAIL_FOR   seconds it stays failed (default 5)
 #   BENCH_AFTER      seconds the stream goes on after (default 5)
 #   BENCH_SAMPLE_MS  sampling period (default 10)
 #   BENCH_WINDOW_MS  the sliding window goodput is taken over (default 50)
 #   (QUICK=1: 5, 3 and 3 s)
 #
-# What it reports (times in ms from the failure):
+# What it reports (times in ms from the failure; "spine 1" is the spine
+# that fails):
 #
 #   pre          h2's goodput over the 3 s before the failure
 #   dip          the lowest goodput of a window in the 2 s after it
@@ -26,53 +39,120 @@
 #                over the next BENCH_HOLD_MS (default 250) is at the
 #                mark: a single window may be a burst, or the jitter of
 #                an emulated clock.  The bound is judged on this one.
-#   bound        2 x the RTO h1's queue pair would arm 4 s before the
-#                failure (mrc -j qp show) + probe-period
+#   bound        (mrc) 2 x the RTO h1's queue pair would arm 4 s before
+#                the failure (mrc -j qp show) + probe-period
 #   spine_back   from the restoring tc command to spine 1's first packet
 #                toward h2 (a probe, normally), and to its first window
 #                at half its pre-failure rate (data again)
 #
-# h2's goodput is its rx_bytes less BENCH_HDR bytes of headers a packet:
+# h2's goodput is its rx_bytes less a packet's headers (below) a packet:
 # duplicates count, but the transfer must lose nothing (verified at the
 # end, and checked against the bytes the server verified).  The tc
-# commands go to a tc batch started before the stream (bench_tc_open):
-# starting tc when it is needed could take seconds under TCG, with the
-# transfer filling both CPUs.  The failure's moment is when spine 1 last
+# commands go to a tc batch started before the stream (bench_tc_open;
+# for TCP, 4 s before the failure, once its spine is known): starting tc
+# when it is needed could take seconds under TCG, with the transfer
+# filling both CPUs.  The failure's moment is when spine 1 last
 # handed a packet to l2, one sample early, and not before the command was
 # written; the restore's, when the command was written.
+
+# The headers a data packet carries on h2's link, for the goodput out of
+# its counters: mrc's (BENCH_HDR); TCP's, Ethernet 14 + IPv4 20 + TCP 20
+# + timestamps 12; MPTCP's, that and a DSS option of 28 (a 64-bit data
+# sequence number and data ACK).  TCP's segments can cross the fabric as
+# one GSO packet of several (no router segments them): the sampled
+# goodput then counts a few headers as payload, which the ratio of the
+# sampled bytes to those the server verified shows.
+BENCH_HDR_TCP=66
+BENCH_HDR_MPTCP=94
+BENCH_TCP_MSS=1448
 
 bench_failover() {
 	local fail_at=${BENCH_FAIL_AT:-6} fail_for=${BENCH_FAIL_FOR:-5}
 	local after=${BENCH_AFTER:-5} smp=${BENCH_SAMPLE_MS:-10}
+
+	if [ "${QUICK:-0}" = 1 ]; then
+		fail_at=${BENCH_FAIL_AT:-5} fail_for=${BENCH_FAIL_FOR:-3}
+		after=${BENCH_AFTER:-3}
+	fi
+	[ -x "$NETSAMPLE" ] ||
+		mrc_die "no $NETSAMPLE (build it first: make -C tools/bench)"
+	bench_say "failover: a $((fail_at + fail_for + after)) s stream of" \
+		"mrc, TCP and MPTCP in turn; a spine fails silently at" \
+		"$fail_at s for $fail_for s; samples every $smp ms"
+	bench_failover_run mrc 1 "$BENCH_DIR/failover.json"
+	bench_failover_run tcp 0 "$T/failover-tcp.json"
+	bench_paths_mptcp on "$NSPINES"
+	bench_failover_run mptcp 1 "$T/failover-mptcp.json"
+	bench_paths_mptcp off "$NSPINES"
+	jq --slurpfile tcp "$T/failover-tcp.json" \
+		--slurpfile mptcp "$T/failover-mptcp.json" \
+		'.compare = [$tcp[0], $mptcp[0]]' "$BENCH_DIR/failover.json" \
+		>"$T/failover.json" || mrc_die "cannot sum up the failover"
+	mv "$T/failover.json" "$BENCH_DIR/failover.json"
+}
+
+# bench_spine_busiest: the spine (1..NSPINES) that handed l2 the most
+# bytes over the next half second; 1 if none did.
+bench_spine_busiest() {
+	ip netns exec "$L2" sh -c '
+		r() { for i in $(seq 1 '"$NSPINES"'); do
+			cat /sys/class/net/vs$i/statistics/rx_bytes; done; }
+		a=$(r); sleep 0.5; b=$(r)
+		printf "%s\n" $a $b' |
+		awk -v n="$NSPINES" '{ v[NR] = $1 }
+		END { k = 1; m = 0
+		      for (i = 1; i <= n; i++)
+			      if (v[n + i] - v[i] > m) { m = v[n + i] - v[i]; k = i }
+		      print k }'
+}
+
+# bench_failover_run PROTO SPINE OUT: one stream of PROTO (mrc, tcp,
+# mptcp) from h1 to h2 through which spine SPINE fails and comes back (0:
+# the spine the stream takes most, found 4 s before the failure: the
+# one a TCP flow hashes to), its figures in OUT.
+bench_failover_run() {
+	local proto=$1 k=$2 out=$3
+	local fail_at=${BENCH_FAIL_AT:-6} fail_for=${BENCH_FAIL_FOR:-5}
+	local after=${BENCH_AFTER:-5} smp=${BENCH_SAMPLE_MS:-10}
 	local win=${BENCH_WINDOW_MS:-50} hold=${BENCH_HOLD_MS:-250} len srv cli samp crc src pj qp period
 	local tf0 tf1 tr0 tr1 on1=0 nval=0 s bad_before mss cfg ts look qpt
+	local hdr=$BENCH_HDR rtx0=0 rtx1=0 srv_args=() cli_args=()
 
 	if [ "${QUICK:-0}" = 1 ]; then
 		fail_at=${BENCH_FAIL_AT:-5} fail_for=${BENCH_FAIL_FOR:-3}
 		after=${BENCH_AFTER:-3}
 	fi
 	len=$((fail_at + fail_for + after))
-	[ -x "$NETSAMPLE" ] ||
-		mrc_die "no $NETSAMPLE (build it first: make -C tools/bench)"
-	bench_say "failover: a $len s stream, spine 1 fails silently at" \
-		"$fail_at s for $fail_for s; samples every $smp ms"
-
-	cfg=$(mrc_exec -n "$H1" -j config show) || mrc_die "mrc config show"
-	period=$(jq -r .reliability_probe_period_us <<<"$cfg")
-	mss=$(jq -r .mss <<<"$cfg")
+	rm -f "$T/qp.json" "$T/qp.t" "$T/peer.json"
+	case $proto in
+	mrc)
+		cfg=$(mrc_exec -n "$H1" -j config show) ||
+			mrc_die "mrc config show"
+		period=$(jq -r .reliability_probe_period_us <<<"$cfg")
+		mss=$(jq -r .mss <<<"$cfg")
+		srv_args=("${BENCH_BUFS[@]}")
+		cli_args=(--timeout 60 "${BENCH_BUFS[@]}")
+		;;
+	tcp | mptcp)
+		period=null mss=$BENCH_TCP_MSS
+		hdr=$BENCH_HDR_TCP
+		[ "$proto" = mptcp ] && hdr=$BENCH_HDR_MPTCP
+		cli_args=(--proto "$proto")
+		rtx0=$(bench_tcp_retrans "$H1")
+		;;
+	esac
 	bench_stats "$H1" "$T/f1.0"
 	bench_stats "$H2" "$T/f2.0"
 	bench_spine_qdisc "$T/fq.0"
-	bench_server "$H2" mrc "$T/fsrv.out" "$T/fsrv.err" "${BENCH_BUFS[@]}"
+	bench_server "$H2" "$proto" "$T/fsrv.out" "$T/fsrv.err" "${srv_args[@]}"
 	srv=$BENCH_SRV
-	bench_tc_open "${SP[1]}" vb
+	[ "$k" -gt 0 ] && bench_tc_open "${SP[k]}" vb
 	"$NETSAMPLE" -i "$smp" -d $((len + 60)) "$H2:vh" "$L2:vs1" "$L2:vs2" \
 		"$L2:vs3" "$L2:vs4" >"$T/samples" 2>"$T/samples.err" &
 	samp=$!
 	mrc_sleep 0.5
 	ip netns exec "$H1" "$MRCPERF" client "$DST" -p "$PORT" -j -s 1M -c 8 \
-		-t "$len" --timeout 60 "${BENCH_BUFS[@]}" \
-		>"$T/fcli.out" 2>"$T/fcli.err" &
+		-t "$len" "${cli_args[@]}" >"$T/fcli.out" 2>"$T/fcli.err" &
 	cli=$!
 	ts=$(bench_now)
 
@@ -84,26 +164,33 @@ bench_failover() {
 	# two commands can take seconds, and must not hold the failure
 	# back; when each answered is kept, to tell if it was before.
 	bench_sleep_until $((ts + (fail_at > 5 ? fail_at - 4 : 1) * 1000000))
-	{
-		mrc_exec -n "$H1" -j qp show >"$T/qp.json" 2>/dev/null
-		bench_now >"$T/qp.t"
-		peer_json "$H1" >"$T/peer.json"
-	} &
-	look=$!
+	look=
+	if [ "$proto" = mrc ]; then
+		{
+			mrc_exec -n "$H1" -j qp show >"$T/qp.json" 2>/dev/null
+			bench_now >"$T/qp.t"
+			peer_json "$H1" >"$T/peer.json"
+		} &
+		look=$!
+	fi
+	if [ "$k" = 0 ]; then
+		k=$(bench_spine_busiest)
+		bench_tc_open "${SP[k]}" vb
+	fi
 	bench_sleep_until $((ts + fail_at * 1000000))
 	tf0=$(bench_now)
 	bench_tc qdisc change dev vb parent 1:1 handle 10: netem \
 		delay 2ms limit 10000 loss 100%
 	tf1=$(bench_now)
-	bench_say "failover: spine 1 failed at $(((tf0 - ts) / 1000)) ms" \
-		"(tc took $(((tf1 - tf0) / 1000)) ms)"
+	bench_say "failover $proto: spine $k failed at" \
+		"$(((tf0 - ts) / 1000)) ms (tc took $(((tf1 - tf0) / 1000)) ms)"
 	bench_sleep_until $((ts + (fail_at + fail_for) * 1000000))
 	tr0=$(bench_now)
 	bench_tc qdisc change dev vb parent 1:1 handle 10: netem \
 		delay 2ms limit 10000
 	tr1=$(bench_now)
-	bench_say "failover: spine 1 back at $(((tr0 - ts) / 1000)) ms" \
-		"(tc took $(((tr1 - tr0) / 1000)) ms)"
+	bench_say "failover $proto: spine $k back at" \
+		"$(((tr0 - ts) / 1000)) ms (tc took $(((tr1 - tr0) / 1000)) ms)"
 
 	mrc_wait_pid "$cli" $((len + 90)) || mrc_kill_pid "$cli"
 	crc=$MRC_WAIT_RC
@@ -114,7 +201,9 @@ bench_failover() {
 		mrc_kill_pid "$srv"
 	fi
 	mrc_kill_pid "$samp"
-	mrc_wait_pid "$look" 30 || mrc_kill_pid "$look"
+	if [ -n "$look" ]; then
+		mrc_wait_pid "$look" 30 || mrc_kill_pid "$look"
+	fi
 	qp=$(cat "$T/qp.json" 2>/dev/null)
 	pj=$(cat "$T/peer.json" 2>/dev/null)
 	qpt=$(cat "$T/qp.t" 2>/dev/null)
@@ -122,6 +211,7 @@ bench_failover() {
 	bench_stats "$H1" "$T/f1.1"
 	bench_stats "$H2" "$T/f2.1"
 	bench_spine_qdisc "$T/fq.1"
+	[ "$proto" = mrc ] || rtx1=$(bench_tcp_retrans "$H1")
 	[ -s "$T/fcli.out" ] || echo null >"$T/fcli.out"
 	[ -s "$T/fsrv.out" ] || echo null >"$T/fsrv.out"
 	qp=$(jq -c '[.[] | {qpn, cwnd, inflight, srtt_us, base_rtt_us, reorder,
@@ -131,19 +221,21 @@ bench_failover() {
 	# shellcheck disable=SC2046 # a list of ports
 	while read -r _ s; do
 		nval=$((nval + 1))
-		[ "$s" = 1 ] && on1=$((on1 + 1))
+		[ "$s" = "$k" ] && on1=$((on1 + 1))
 	done < <(value_spines $(jq -M -r '.[0].values[].port' <<<"$pj" 2>/dev/null))
 
 	bench_failover_analyse "$T/samples" "$tf0" "$tf1" "$tr0" "$tr1" \
-		$((win * 1000)) $((hold * 1000)) >"$T/analysis.json" ||
+		$((win * 1000)) $((hold * 1000)) "$k" "$hdr" >"$T/analysis.json" ||
 		mrc_die "cannot analyse the samples: $(head -c 300 "$T/samples.err")"
 
-	bench_json "$BENCH_DIR/failover.json" \
+	bench_json "$out" \
 		--slurpfile c "$T/fcli.out" --slurpfile s "$T/fsrv.out" \
 		--slurpfile a "$T/analysis.json" \
 		--rawfile cerr "$T/fcli.err" --rawfile serr "$T/fsrv.err" \
 		--rawfile sampler "$T/samples.err" \
 		--arg crc "$crc" --arg src "$src" --argjson qp "$qp" \
+		--arg proto "$proto" --argjson spine "$k" --argjson hdr "$hdr" \
+		--argjson tcp_rtx $((rtx1 - rtx0)) \
 		--argjson h1 "$(bench_stats_delta "$T/f1.0" "$T/f1.1")" \
 		--argjson h2 "$(bench_stats_delta "$T/f2.0" "$T/f2.1")" \
 		--argjson drops "$(bench_qdisc_drops "$T/fq.0" "$T/fq.1")" \
@@ -157,7 +249,11 @@ bench_failover() {
 		--argjson tf0 "$tf0" --argjson tr0 "$tr0" '
 		($c[0] // {}) as $c | ($s[0] // {}) as $s | $a[0] as $a |
 		($qp | map(.rto_us) | max) as $rto |
+		(if $proto == "mrc"
+		 then ($h1.total_rtx_sack // 0) + ($h1.total_rtx_timeout // 0)
+		 else $tcp_rtx end) as $rtx |
 		{
+			proto: $proto, failed_spine: $spine, header_bytes: $hdr,
 			stream_seconds: $len, fail_at: $fail_at,
 			fail_for: $fail_for, sample_ms: $smp, window_ms: $win,
 			hold_ms: $hold,
@@ -171,7 +267,7 @@ bench_failover() {
 			qp_read_at_ms: (($qpt - $ts) / 1000 | round),
 			qp_read_before_failure: ($qpt > 0 and $qpt < $tf0),
 			rto_us: $rto, probe_period_us: $period,
-			bound_ms: (if $rto then (2 * $rto + $period) / 1000
+			bound_ms: (if $rto and $period then (2 * $rto + $period) / 1000
 				   else null end),
 			client_rc: $crc, server_rc: $src,
 			client: $c, server: $s,
@@ -183,10 +279,8 @@ bench_failover() {
 				else 0 end),
 			sampled_over_verified: (if ($s.bytes // 0) > 0
 				then $a.payload_bytes / $s.bytes else null end),
-			retransmitted_packets: ($h1.total_rtx_sack +
-						$h1.total_rtx_timeout),
-			retransmitted_bytes: (($h1.total_rtx_sack +
-					       $h1.total_rtx_timeout) * $mss),
+			retransmitted_packets: $rtx,
+			retransmitted_bytes: ($rtx * $mss),
 			spine_qdisc_drops: $drops,
 			mrc_h1: $h1, mrc_h2: $h2,
 			stderr: ([$cerr, $serr] | map(select(length > 0)) | join(""))
@@ -195,30 +289,34 @@ bench_failover() {
 			then .steady_fabric_ms <= .bound_ms else false end) |
 		.ok = (.client_rc == "0" and .server_rc == "0" and .errors == 0
 		       and .lost == 0 and .verified > 0)' ||
-		mrc_die "cannot sum up the failover"
-	bench_say "failover: $(jq -M -r '
+		mrc_die "cannot sum up the failover of $proto"
+	bench_say "failover $proto: $(jq -M -r '
 		def r: if . == null then "n/a" else . * 10 | round / 10 end;
 		def t: if . == null then "never" else "+\(r) ms" end;
 		"pre-failure \(.pre_mbps | r) Mbit/s, dip \(.dip_mbps | r) at " +
 		"\(.dip_ms | t); back at 150 Mbit/s \(.back_fabric_ms | t), at 3/4 " +
 		"of pre \(.back_pre_ms | t) (steadily: \(.steady_fabric_ms | t), " +
-		"\(.steady_pre_ms | t)); bound 2 RTO + probe period " +
-		"\(.bound_ms | r) ms (RTO \(.rto_us) us); spine 1 back " +
+		"\(.steady_pre_ms | t)); " +
+		(if .bound_ms then "bound 2 RTO + probe period " +
+		 "\(.bound_ms | r) ms (RTO \(.rto_us) us); " else "" end) +
+		"spine \(.failed_spine) back " +
 		"\(.spine_back_first_ms | t) (first packet), " +
 		"\(.spine_back_data_ms | t) (data); retransmitted " +
 		"\(.retransmitted_packets) packets; \(.verified) messages " +
 		"verified, \(.lost) lost, \(.errors) corrupted" +
 		(if .ok then "" else " -- FAILED: client \(.client_rc), server " +
-		 "\(.server_rc) \(.stderr[:200])" end)' "$BENCH_DIR/failover.json")"
+		 "\(.server_rc) \(.stderr[:200])" end)' "$out")"
 }
 
-# bench_failover_analyse SAMPLES TF0 TF1 TR0 TR1 WINDOW_US: the figures
-# of the failover out of netsample's lines (t, then rx_bytes and
-# rx_packets of h2's vh and of l2's vs1..vs4), as one JSON object.  Times
-# in microseconds, CLOCK_REALTIME; rates in Mbit/s (bits per us).
+# bench_failover_analyse SAMPLES TF0 TF1 TR0 TR1 WINDOW_US HOLD_US SPINE
+# HDR: the figures of the failover of spine SPINE out of netsample's
+# lines (t, then rx_bytes and rx_packets of h2's vh and of l2's
+# vs1..vs4), h2's goodput its bytes less HDR a packet, as one JSON
+# object.  Times in microseconds, CLOCK_REALTIME; rates in Mbit/s (bits
+# per us).  "s1" in the names below is the failed spine.
 bench_failover_analyse() {
 	awk -v tf0="$2" -v tf1="$3" -v tr0="$4" -v tr1="$5" -v W="$6" -v H="$7" \
-		-v hdr="$BENCH_HDR" -v fabric="$BENCH_FABRIC_MBPS" '
+		-v fk="$8" -v hdr="$9" -v fabric="$BENCH_FABRIC_MBPS" '
 	function num(x) { return x == "" ? "null" : sprintf("%.1f", x) }
 	# Goodput over the window ending at sample i (j: its first sample);
 	# "" when the samples do not cover half a window.
@@ -236,9 +334,9 @@ bench_failover_analyse() {
 	}
 	{
 		n++; t[n] = $1; g[n] = $2 - hdr * $3
-		s1p[n] = $5
+		s1p[n] = $(3 + 2 * fk)
 		for (k = 1; k <= 4; k++) sb[k, n] = $(2 + 2 * k)
-		s1b[n] = $4
+		s1b[n] = $(2 + 2 * fk)
 	}
 	END {
 		if (n < 10) { print "too few samples" > "/dev/stderr"; exit 1 }

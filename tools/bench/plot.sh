@@ -16,6 +16,8 @@
 #   failover.png        the failover stream: h2's goodput and each
 #                       spine's share of it over time, from the failure
 #                       (0) to the restore (a second line)
+#   failover-compare.png  h2's goodput through the same failure for mrc,
+#                       TCP and MPTCP, one line each
 #
 # Each benchmark absent from RESULTS.json gets no plot; the names of the
 # plots written are printed, one a line.
@@ -98,6 +100,33 @@ failover() {
 		     "" using 1:6 with lines title "spine 4"
 	EOF
 	echo "$out/failover.png"
+	jq -e '.benchmarks.failover.compare | length > 0' "$json" \
+		>/dev/null 2>&1 || return 0
+	# One file a protocol: ms from its failure, h2's goodput.
+	jq -r '.benchmarks.failover | ([.] + .compare)[] | .proto' "$json" |
+		while read -r p; do
+			jq -r --arg p "$p" '.benchmarks.failover |
+				([.] + .compare)[] | select(.proto == $p) |
+				.series[] | [.[0], .[1]] | @tsv' "$json" \
+				>"$tmp/fo-$p.tsv"
+		done
+	gnuplot <<-EOF
+		set terminal pngcairo size 1100,500 font ",10"
+		set termoption noenhanced
+		set output "$out/failover-compare.png"
+		set title "Failover: the spine each stream takes fails silently at 0$( [ -n "$restore" ] && echo ", restored at +$restore ms")"
+		set datafile separator "\t"
+		set xlabel "ms from the failure"
+		set ylabel "h2's goodput, Mbit/s"
+		set grid
+		set key outside right
+		set arrow from $fail, graph 0 to $fail, graph 1 nohead dt 2 lc rgb "red"
+		$( [ -n "$restore" ] && echo "set arrow from $restore, graph 0 to $restore, graph 1 nohead dt 2 lc rgb 'dark-green'" )
+		plot $(jq -r '.benchmarks.failover | ([.] + .compare) |
+			map("\"'"$tmp"'/fo-\(.proto).tsv\" using 1:2 with lines lw 2 title \"\(.proto)\"") |
+			join(", ")' "$json")
+	EOF
+	echo "$out/failover-compare.png"
 }
 
 # paths: each case's share of N paths' capacity against N.

@@ -19,7 +19,7 @@ set -euo pipefail
 
 # The plots beside RESULTS.json, linked under their sections.
 plots=()
-for p in goodput paths failover trimming incast; do
+for p in goodput paths failover failover-compare trimming incast; do
 	[ -f "$(dirname "$1")/$p.png" ] && plots+=("$p")
 done
 
@@ -147,6 +147,24 @@ def efficiency:
 	"",
 	(if .rxe == null then "SoftRoCE: not measured (no rdma_rxe or perftest in the VM)." else empty end);
 
+# One failover run (mrc, TCP or MPTCP) as [measure, value] rows.
+def failover_rows:
+	[["spine failed", (.failed_spine | tostring)],
+	 ["goodput over the 3 s before, Mbit/s", (.pre_mbps | r1)],
+	 ["lowest window in the 2 s after, Mbit/s", (.dip_mbps | r1)],
+	 ["back to 3/4 of the goodput before", (.back_pre_ms | ms)],
+	 ["steadily back to 3/4 of the goodput before", (.steady_pre_ms | ms)],
+	 ["back to 3/4 of the fabric", (.back_fabric_ms | ms)],
+	 ["goodput while failed (from +1 s), Mbit/s", (.during_mbps | r1)],
+	 ["goodput after the restore (from +1 s), Mbit/s", (.after_mbps | r1)],
+	 ["failed spine after the restore: first packet", (.spine_back_first_ms | ms)],
+	 ["failed spine after the restore: data again", (.spine_back_data_ms | ms)],
+	 ["packets retransmitted", (.retransmitted_packets | tostring)],
+	 ["messages verified / lost / corrupted",
+	  "\(.verified) / \(.lost) / \(.errors)\(if .ok then "" else " (FAILED)" end)"],
+	 ["goodput over the whole stream, Mbit/s", (.goodput_mbps | r1)],
+	 ["sampled bytes / verified", (.sampled_over_verified | r2)]];
+
 def failover:
 	"## Failover: a spine fails silently",
 	"",
@@ -175,7 +193,25 @@ def failover:
 	"| messages verified / lost / corrupted | \(.verified) / \(.lost) / \(.errors)\(if .ok then "" else " (FAILED)" end) |",
 	"| goodput over the whole stream | \(.goodput_mbps | r1) Mbit/s |",
 	"",
-	"Sampler: \(.sampler)";
+	"Sampler: \(.sampler)",
+	(if .compare then
+	 ([.] + .compare) as $all |
+	 "",
+	 "### Failover: mrc, TCP and MPTCP",
+	 "",
+	 "The same stream and failure for each, in turn: for TCP, of the " +
+	 "spine its one flow hashes to (a spine it does not take would show " +
+	 "nothing); for MPTCP, with a subflow pinned to each spine, of spine " +
+	 "1 (the first subflow).  The goodput is h2'"'"'s bytes less the headers of its packets " +
+	 "(TCP'"'"'s GSO packets make that an estimate: the sampled bytes over " +
+	 "those verified say by how much).",
+	 "",
+	 "| measure | \($all | map(.proto) | join(" | ")) |",
+	 "|---|\($all | map("---:") | join("|"))|",
+	 ($all | map(failover_rows)) as $t |
+	 range($t[0] | length) as $i |
+	 "| \($t[0][$i][0]) | \($t | map(.[$i][1]) | join(" | ")) |"
+	 else empty end);
 
 def trimming:
 	"## Congestion signals on the 4 x 50 Mbit/s fabric",
@@ -231,7 +267,7 @@ def incast:
 (.benchmarks |
  (if .goodput then (.goodput | goodput), "", plot("goodput") else empty end),
  (if .paths then (.paths | paths), "", plot("paths") else empty end),
- (if .failover then (.failover | failover), "", plot("failover") else empty end),
+ (if .failover then (.failover | failover), "", plot("failover"), plot("failover-compare") else empty end),
  (if .efficiency then (.efficiency | efficiency), "" else empty end),
  (if .trimming then (.trimming | trimming), "", plot("trimming") else empty end),
  (if .incast then (.incast | incast), "", plot("incast") else empty end))
