@@ -12,12 +12,16 @@
 #          the most bytes: a spine it does not take would show nothing;
 #   mptcp  one MPTCP connection with a subflow pinned to each spine (as
 #          the paths benchmark's mptcp case); spine 1, the first
-#          subflow's, fails.
+#          subflow's, fails;
+#   tcp6   one TCP connection over IPv6 (bench_fabric6), the leaves
+#          hashing the flow label, which TCP changes at each timeout
+#          (net.core.txrehash): the strongest TCP there is against a
+#          dead path.  The spine it takes fails, as for tcp.
 #
 # netsample reads, every BENCH_SAMPLE_MS, the bytes h2 receives and the
 # packets each spine hands to l2.  Sourced by run.sh; bench_failover
-# leaves $BENCH_DIR/failover.json: mrc's figures, and TCP's and MPTCP's
-# under "compare".
+# leaves $BENCH_DIR/failover.json: mrc's figures, and the others' under
+# "compare".
 #
 #   BENCH_FAIL_AT    seconds into the stream the spine fails (default 6)
 #   BENCH_FAIL_FOR   seconds it stays failed (default 5)
@@ -57,14 +61,17 @@
 
 # The headers a data packet carries on h2's link, for the goodput out of
 # its counters: mrc's (BENCH_HDR); TCP's, Ethernet 14 + IPv4 20 + TCP 20
-# + timestamps 12; MPTCP's, that and a DSS option of 28 (a 64-bit data
-# sequence number and data ACK).  TCP's segments can cross the fabric as
+# + timestamps 12 (86 over IPv6's 40); MPTCP's, that and a DSS option of
+# 28 (a 64-bit data sequence number and data ACK).  TCP's segments can cross the fabric as
 # one GSO packet of several (no router segments them): the sampled
 # goodput then counts a few headers as payload, which the ratio of the
 # sampled bytes to those the server verified shows.
 BENCH_HDR_TCP=66
 BENCH_HDR_MPTCP=94
-BENCH_TCP_MSS=1448
+BENCH_HDR_TCP6=86
+# The fabric's MTU is 9000: TCP's MSS over IPv4 and IPv6.
+BENCH_TCP_MSS=8948
+BENCH_TCP6_MSS=8928
 
 bench_failover() {
 	local fail_at=${BENCH_FAIL_AT:-6} fail_for=${BENCH_FAIL_FOR:-5}
@@ -77,18 +84,73 @@ bench_failover() {
 	[ -x "$NETSAMPLE" ] ||
 		mrc_die "no $NETSAMPLE (build it first: make -C tools/bench)"
 	bench_say "failover: a $((fail_at + fail_for + after)) s stream of" \
-		"mrc, TCP and MPTCP in turn; a spine fails silently at" \
+		"mrc, TCP, MPTCP and TCP over IPv6 in turn; a spine fails silently at" \
 		"$fail_at s for $fail_for s; samples every $smp ms"
 	bench_failover_run mrc 1 "$BENCH_DIR/failover.json"
 	bench_failover_run tcp 0 "$T/failover-tcp.json"
 	bench_paths_mptcp on "$NSPINES"
 	bench_failover_run mptcp 1 "$T/failover-mptcp.json"
 	bench_paths_mptcp off "$NSPINES"
+	[ -n "${BENCH_FABRIC6:-}" ] || bench_fabric6
+	BENCH_FABRIC6=1
+	bench_failover_run tcp6 0 "$T/failover-tcp6.json"
 	jq --slurpfile tcp "$T/failover-tcp.json" \
 		--slurpfile mptcp "$T/failover-mptcp.json" \
-		'.compare = [$tcp[0], $mptcp[0]]' "$BENCH_DIR/failover.json" \
+		--slurpfile tcp6 "$T/failover-tcp6.json" \
+		'.compare = [$tcp[0], $mptcp[0], $tcp6[0]]' "$BENCH_DIR/failover.json" \
 		>"$T/failover.json" || mrc_die "cannot sum up the failover"
 	mv "$T/failover.json" "$BENCH_DIR/failover.json"
+}
+
+# bench_fabric6: IPv6 beside IPv4 on the fabric, for TCP over IPv6:
+# h1 fd00:1::1, h2 fd00:2::1 (DST6), each leaf routing the other's over
+# every spine.  The leaves hash IPv6 by fib_multipath_hash_policy 0:
+# addresses, next header and flow label, the field a TCP socket changes
+# (with net.core.txrehash, its default) when it times out.  Addresses
+# without duplicate detection, usable at once.
+DST6=fd00:2::1
+bench_fabric6() {
+	local i nh1="" nh2="" sys=() l1=() l2=()
+
+	ip -n "$H1" -6 -b - <<-EOF || mrc_die "h1: IPv6"
+		addr add fd00:1::1/64 dev vh nodad
+		route add default via fd00:1::fe
+	EOF
+	ip -n "$H2" -6 -b - <<-EOF || mrc_die "h2: IPv6"
+		addr add fd00:2::1/64 dev vh nodad
+		route add default via fd00:2::fe
+	EOF
+	for ((i = 1; i <= NSPINES; i++)); do
+		nh1+=" nexthop via fd01:$i::2 dev vs$i"
+		nh2+=" nexthop via fd02:$i::2 dev vs$i"
+		ip -n "${SP[i]}" -6 -b - <<-EOF || mrc_die "spine $i: IPv6"
+			addr add fd01:$i::2/64 dev va nodad
+			addr add fd02:$i::2/64 dev vb nodad
+			route add fd00:1::/64 via fd01:$i::1
+			route add fd00:2::/64 via fd02:$i::1
+		EOF
+		l1+=("addr add fd01:$i::1/64 dev vs$i nodad")
+		l2+=("addr add fd02:$i::1/64 dev vs$i nodad")
+		sys+=("netns exec ${SP[i]} sysctl -q -w net.ipv6.conf.all.forwarding=1")
+	done
+	l1+=("addr add fd00:1::fe/64 dev vh nodad" "route add fd00:2::/64$nh1")
+	l2+=("addr add fd00:2::fe/64 dev vh nodad" "route add fd00:1::/64$nh2")
+	printf '%s\n' "${l1[@]}" | ip -n "$L1" -6 -b - || mrc_die "l1: IPv6"
+	printf '%s\n' "${l2[@]}" | ip -n "$L2" -6 -b - || mrc_die "l2: IPv6"
+	for i in "$L1" "$L2"; do
+		sys+=("netns exec $i sysctl -q -w net.ipv6.conf.all.forwarding=1 net.ipv6.fib_multipath_hash_policy=0")
+	done
+	sys+=("netns exec $H1 sysctl -q -w net.core.txrehash=1 net.ipv6.auto_flowlabels=1")
+	printf '%s\n' "${sys[@]}" | ip -b - || mrc_die "IPv6 forwarding and hash"
+}
+
+# bench_tcp_rehash NS: TCP's timeouts in NS that gave its flow a new hash
+# (TcpTimeoutRehash).
+bench_tcp_rehash() {
+	ip netns exec "$1" awk '$1 == "TcpExt:" && !h {
+		for (i = 2; i <= NF; i++) if ($i == "TcpTimeoutRehash") c = i
+		h = 1; next }
+		$1 == "TcpExt:" { print $c + 0; exit }' /proc/net/netstat
 }
 
 # bench_spine_busiest: the spine (1..NSPINES) that handed l2 the most
@@ -116,7 +178,9 @@ bench_failover_run() {
 	local after=${BENCH_AFTER:-5} smp=${BENCH_SAMPLE_MS:-10}
 	local win=${BENCH_WINDOW_MS:-50} hold=${BENCH_HOLD_MS:-250} len srv cli samp crc src pj qp period
 	local tf0 tf1 tr0 tr1 on1=0 nval=0 s bad_before mss cfg ts look qpt
-	local hdr=$BENCH_HDR rtx0=0 rtx1=0 srv_args=() cli_args=()
+	# shellcheck disable=SC2153 # selftests/fabric.sh sets DST
+	local hdr=$BENCH_HDR rtx0=0 rtx1=0 srv_args=() cli_args=() dst=$DST
+	local mproto=$proto rh0=0 rh1=0
 
 	if [ "${QUICK:-0}" = 1 ]; then
 		fail_at=${BENCH_FAIL_AT:-5} fail_for=${BENCH_FAIL_FOR:-3}
@@ -133,25 +197,30 @@ bench_failover_run() {
 		srv_args=("${BENCH_BUFS[@]}")
 		cli_args=(--timeout 60 "${BENCH_BUFS[@]}")
 		;;
-	tcp | mptcp)
+	tcp | mptcp | tcp6)
 		period=null mss=$BENCH_TCP_MSS
 		hdr=$BENCH_HDR_TCP
 		[ "$proto" = mptcp ] && hdr=$BENCH_HDR_MPTCP
-		cli_args=(--proto "$proto")
+		if [ "$proto" = tcp6 ]; then
+			mproto=tcp dst=$DST6 hdr=$BENCH_HDR_TCP6
+			mss=$BENCH_TCP6_MSS srv_args=(-6)
+		fi
+		cli_args=(--proto "$mproto")
 		rtx0=$(bench_tcp_retrans "$H1")
+		rh0=$(bench_tcp_rehash "$H1")
 		;;
 	esac
 	bench_stats "$H1" "$T/f1.0"
 	bench_stats "$H2" "$T/f2.0"
 	bench_spine_qdisc "$T/fq.0"
-	bench_server "$H2" "$proto" "$T/fsrv.out" "$T/fsrv.err" "${srv_args[@]}"
+	bench_server "$H2" "$mproto" "$T/fsrv.out" "$T/fsrv.err" "${srv_args[@]}"
 	srv=$BENCH_SRV
 	[ "$k" -gt 0 ] && bench_tc_open "${SP[k]}" vb
 	"$NETSAMPLE" -i "$smp" -d $((len + 60)) "$H2:vh" "$L2:vs1" "$L2:vs2" \
 		"$L2:vs3" "$L2:vs4" >"$T/samples" 2>"$T/samples.err" &
 	samp=$!
 	mrc_sleep 0.5
-	ip netns exec "$H1" "$MRCPERF" client "$DST" -p "$PORT" -j -s 1M -c 8 \
+	ip netns exec "$H1" "$MRCPERF" client "$dst" -p "$PORT" -j -s 1M -c 8 \
 		-t "$len" "${cli_args[@]}" >"$T/fcli.out" 2>"$T/fcli.err" &
 	cli=$!
 	ts=$(bench_now)
@@ -211,7 +280,10 @@ bench_failover_run() {
 	bench_stats "$H1" "$T/f1.1"
 	bench_stats "$H2" "$T/f2.1"
 	bench_spine_qdisc "$T/fq.1"
-	[ "$proto" = mrc ] || rtx1=$(bench_tcp_retrans "$H1")
+	if [ "$proto" != mrc ]; then
+		rtx1=$(bench_tcp_retrans "$H1")
+		rh1=$(bench_tcp_rehash "$H1")
+	fi
 	[ -s "$T/fcli.out" ] || echo null >"$T/fcli.out"
 	[ -s "$T/fsrv.out" ] || echo null >"$T/fsrv.out"
 	qp=$(jq -c '[.[] | {qpn, cwnd, inflight, srtt_us, base_rtt_us, reorder,
@@ -235,7 +307,7 @@ bench_failover_run() {
 		--rawfile sampler "$T/samples.err" \
 		--arg crc "$crc" --arg src "$src" --argjson qp "$qp" \
 		--arg proto "$proto" --argjson spine "$k" --argjson hdr "$hdr" \
-		--argjson tcp_rtx $((rtx1 - rtx0)) \
+		--argjson tcp_rtx $((rtx1 - rtx0)) --argjson rehash $((rh1 - rh0)) \
 		--argjson h1 "$(bench_stats_delta "$T/f1.0" "$T/f1.1")" \
 		--argjson h2 "$(bench_stats_delta "$T/f2.0" "$T/f2.1")" \
 		--argjson drops "$(bench_qdisc_drops "$T/fq.0" "$T/fq.1")" \
@@ -280,6 +352,8 @@ bench_failover_run() {
 			sampled_over_verified: (if ($s.bytes // 0) > 0
 				then $a.payload_bytes / $s.bytes else null end),
 			retransmitted_packets: $rtx,
+			tcp_timeout_rehash: (if $proto == "mrc" then null
+					     else $rehash end),
 			retransmitted_bytes: ($rtx * $mss),
 			spine_qdisc_drops: $drops,
 			mrc_h1: $h1, mrc_h2: $h2,

@@ -28,6 +28,7 @@ def r1: if . == null then "n/a" else . * 10 | round / 10 | tostring end;
 def r2: if . == null then "n/a" else . * 100 | round / 100 | tostring end;
 def pct: if . == null then "n/a" else . * 100 | round | "\(.) %" end;
 def ms: if . == null then "never" else "\(r1) ms" end;
+def msd: if . == null then "-" else "\(r1) ms" end;
 def med: sort | if length == 0 then null
 	elif length % 2 == 1 then .[length / 2 | floor]
 	else (.[length / 2 - 1] + .[length / 2]) / 2 end;
@@ -160,6 +161,8 @@ def failover_rows:
 	 ["failed spine after the restore: first packet", (.spine_back_first_ms | ms)],
 	 ["failed spine after the restore: data again", (.spine_back_data_ms | ms)],
 	 ["packets retransmitted", (.retransmitted_packets | tostring)],
+	 ["TCP timeouts that took a new hash (TcpTimeoutRehash)",
+	  (.tcp_timeout_rehash // "" | tostring)],
 	 ["messages verified / lost / corrupted",
 	  "\(.verified) / \(.lost) / \(.errors)\(if .ok then "" else " (FAILED)" end)"],
 	 ["goodput over the whole stream, Mbit/s", (.goodput_mbps | r1)],
@@ -197,12 +200,13 @@ def failover:
 	(if .compare then
 	 ([.] + .compare) as $all |
 	 "",
-	 "### Failover: mrc, TCP and MPTCP",
+	 "### Failover: mrc, TCP, MPTCP and TCP over IPv6",
 	 "",
 	 "The same stream and failure for each, in turn: for TCP, of the " +
 	 "spine its one flow hashes to (a spine it does not take would show " +
 	 "nothing); for MPTCP, with a subflow pinned to each spine, of spine " +
-	 "1 (the first subflow).  The goodput is h2'"'"'s bytes less the headers of its packets " +
+	 "1 (the first subflow); tcp6, TCP over IPv6 with the leaves hashing " +
+	 "the flow label, which TCP changes at each timeout.  The goodput is h2'"'"'s bytes less the headers of its packets " +
 	 "(TCP'"'"'s GSO packets make that an estimate: the sampled bytes over " +
 	 "those verified say by how much).",
 	 "",
@@ -253,6 +257,30 @@ def incast:
 	 "\(.verified) | \(.lost) | " +
 	 "\(.errors)\(if .ok then "" else " (a run FAILED)" end) |");
 
+def collective:
+	"## A training cluster'"'"'s exchange: 4 hosts, rounds of 1 MiB messages",
+	"",
+	"\(.repetitions) repetition(s) of \(.rounds) rounds per case " +
+	"(the first of each left out); h1 and h3 behind one leaf, h2 and h4 " +
+	"behind the other, the spines at 50 Mbit/s both ways.  All-to-all: " +
+	"each host sends a message to every other a round; ring: to the " +
+	"next (every hop across the spines).  \"failed\": spine 1 fails " +
+	"silently 0.5 s after the start, a few rounds in.  A round ends when " +
+	"the last host has all of its messages.  What the spines allow bounds a " +
+	"round from below: all-to-all \(.bound_ms.a2a.up) ms " +
+	"(\(.bound_ms.a2a.failed) with a spine failed), ring " +
+	"\(.bound_ms.ring.up) ms (\(.bound_ms.ring.failed)).",
+	"",
+	"| transport | exchange | spine 1 | round p50 | round p99 | longest | bound | rounds done | spine 1 drops | corrupted | mrc timeouts |",
+	"|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+	(.bound_ms as $b | .cases[] |
+	 "| \(.proto) | \(if .pattern == "a2a" then "all-to-all" else "ring" end) | " +
+	 "\(.spine1) | \(.p50_ms | msd) | \(.p99_ms | msd) | \(.max_ms | msd) | " +
+	 "\($b[.pattern][.spine1]) ms | \(.rounds_done) of \(.rounds_wanted) | " +
+	 "\(.spine1_drops) | " +
+	 "\(.errors) | \(if .proto == "mrc" then .mrc_timeouts else "" end)" +
+	 "\(if .ok then "" else " (a run FAILED: \([.runs[] | select(.ok | not) | .stderr | split("\n")[0]] | first))" end) |");
+
 "# mrc benchmarks",
 "",
 (.meta | "Started \(.started); VM kernel \(.vm_kernel), \(.vm_cpus) CPUs under \(.vm_accel // "?")" +
@@ -270,5 +298,6 @@ def incast:
  (if .failover then (.failover | failover), "", plot("failover"), plot("failover-compare") else empty end),
  (if .efficiency then (.efficiency | efficiency), "" else empty end),
  (if .trimming then (.trimming | trimming), "", plot("trimming") else empty end),
- (if .incast then (.incast | incast), "", plot("incast") else empty end))
+ (if .incast then (.incast | incast), "", plot("incast") else empty end),
+ (if .collective then (.collective | collective), "" else empty end))
 ' "$1"
