@@ -92,29 +92,40 @@ bench_coll_hosts() {
 		route add 10.0.3.0/24$nh2
 	EOF
 	COLL_NS=("$H1" "$H2" "$H3" "$H4")
+	# The configuration h1 and h2 run (run.sh's BENCH_MRC_CONFIG).
+	if [ -n "${BENCH_MRC_CONFIG:-}" ]; then
+		for ns in "$H3" "$H4"; do
+			# shellcheck disable=SC2086 # KEY VALUE pairs
+			mrc_exec -n "$ns" config set $BENCH_MRC_CONFIG ||
+				mrc_die "config set in $ns"
+		done
+	fi
 	COLL_ADDRS=10.0.1.1,10.0.2.1,10.0.3.1,10.0.4.1
 }
 
-# bench_coll_spine1_drops: the packets spine 1's qdiscs dropped so far,
-# both ways.
+# bench_coll_spine1_drops: the packets spine 1 dropped so far, both ways
+# (its root qdiscs', which count their children's drops too).
 bench_coll_spine1_drops() {
 	{
 		tc -n "${SP[1]}" -s -j qdisc show dev va
 		tc -n "${SP[1]}" -s -j qdisc show dev vb
-	} | jq -s '[.[][] | .drops // 0] | add // 0' 2>/dev/null || echo 0
+	} | jq -s '[.[][] | select(.root == true) | .drops // 0] | add // 0' \
+		2>/dev/null || echo 0
 }
 
 # bench_coll_spine1 fail|up: spine 1 silently dropping everything, both
-# ways, or forwarding again.
+# ways, or forwarding again, through the tc batch of bench_tc_open (a tc
+# started at the moment could take seconds under TCG).
 bench_coll_spine1() {
 	local loss=
 
 	[ "$1" = fail ] && loss="loss 100%"
 	# shellcheck disable=SC2086 # the loss words
-	tc -n "${SP[1]}" -b - <<-EOF || mrc_die "spine 1: $1"
-		qdisc change dev vb parent 1:1 handle 10: netem delay 2ms limit 10000 $loss
-		qdisc change dev va parent 1:1 handle 10: netem delay 2ms limit 10000 $loss
-	EOF
+	bench_tc qdisc change dev vb parent 1:1 handle 10: netem delay 2ms \
+		limit 10000 $loss
+	# shellcheck disable=SC2086
+	bench_tc qdisc change dev va parent 1:1 handle 10: netem delay 2ms \
+		limit 10000 $loss
 }
 
 # bench_coll_run NAME PROTO PATTERN ROUNDS up|failed: one run of the four
@@ -124,13 +135,14 @@ bench_coll_spine1() {
 # each round's time.
 bench_coll_run() {
 	local name=$1 proto=$2 pat=$3 rounds=$4 sp=$5 i start pids=() rcs=()
-	local to=${BENCH_COLL_TIMEOUT:-20} rc fail_ns=null d0 d1
+	local to=${BENCH_COLL_TIMEOUT:-20} rc fail_ns=null d0 d1 tc_ms=null
 
 	BENCH_COLL_PORT=$((BENCH_COLL_PORT + 1))
 	for i in 0 1 2 3; do
 		bench_stats "${COLL_NS[i]}" "$T/coll$i.0"
 	done
 	d0=$(bench_coll_spine1_drops)
+	[ "$sp" = failed ] && bench_tc_open "${SP[1]}" vb
 	# Late enough for four programs to start and bind under TCG.
 	start=$(($(bench_now) * 1000 + 4000000000))
 	for i in 0 1 2 3; do
@@ -143,8 +155,9 @@ bench_coll_run() {
 	done
 	if [ "$sp" = failed ]; then
 		bench_sleep_until $((start / 1000 + 500000))
-		bench_coll_spine1 fail
 		fail_ns=$(($(bench_now) * 1000))
+		bench_coll_spine1 fail
+		tc_ms=$((($(bench_now) * 1000 - fail_ns) / 1000000))
 	fi
 	for i in 0 1 2 3; do
 		if mrc_wait_pid "${pids[i]}" $((to * (rounds + 2) + 30)); then
@@ -158,10 +171,14 @@ bench_coll_run() {
 		[ -s "$T/coll$i.out" ] || echo null >"$T/coll$i.out"
 	done
 	d1=$(bench_coll_spine1_drops)
-	[ "$sp" = failed ] && bench_coll_spine1 up
+	if [ "$sp" = failed ]; then
+		bench_coll_spine1 up
+		bench_tc_close
+	fi
 	bench_json "$BENCH_DIR/$name.json" \
 		--arg name "$name" --arg proto "$proto" --arg pattern "$pat" \
 		--argjson fail_ns "$fail_ns" --argjson drops $((d1 - d0)) \
+		--argjson tc_ms "$tc_ms" \
 		--argjson rcs "$(printf '%s\n' "${rcs[@]}" | jq -R . | jq -s .)" \
 		--slurpfile r0 "$T/coll0.out" --slurpfile r1 "$T/coll1.out" \
 		--slurpfile r2 "$T/coll2.out" --slurpfile r3 "$T/coll3.out" \
@@ -184,6 +201,12 @@ bench_coll_run() {
 				([range($done) as $i | $r | map(.end_ns[$i]) | max |
 				  select(. < $fail_ns)] | length + 1) end),
 			rounds_done: $done, spine1_drops: $drops,
+			# The failure, when the tc command was written; it
+			# took tc_ms; after the last round, it touched nothing.
+			tc_ms: $tc_ms,
+			failed_after_end: (if $fail_ns == null then null
+				else $done > 0 and ($r | map(.end_ns[$done - 1] // 0) |
+						     max) < $fail_ns end),
 			ok: ($rcs | all(. == "0")),
 			errors: ($r | map(.errors // 0) | add),
 			stderr: ([$e0, $e1, $e2, $e3] | map(select(length > 0)) |
@@ -224,7 +247,9 @@ bench_collective() {
 				" ms (longest)" else "no round completed" end +
 				", \(.rounds_done) of \(.ranks[0].rounds // "?") rounds" +
 				(if .failed_in_round then " (spine 1 failed in round" +
-				 " \(.failed_in_round))" else "" end) +
+				 " \(.failed_in_round), tc \(.tc_ms) ms" +
+				 (if .failed_after_end then ", AFTER the last" else ""
+				  end) + ")" else "" end) +
 				", spine 1 dropped \(.spine1_drops)" +
 				", \(.errors) corrupted" +
 				(if .proto == "mrc" then ", \(.mrc_timeouts) mrc" +
@@ -263,6 +288,8 @@ bench_collective() {
 					errors: ($runs | map(.errors) | add),
 					mrc_timeouts: ($runs | map(.mrc_timeouts) | add),
 					spine1_drops: ($runs | map(.spine1_drops) | add),
+					failed_after_end: ($runs |
+						map(select(.failed_after_end)) | length),
 					failed_in_round: ($runs | map(.failed_in_round)),
 					ok: ($runs | all(.ok)),
 					runs: $runs

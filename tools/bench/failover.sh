@@ -3,7 +3,7 @@
 #
 # Failover on the ECMP fabric (issues #12 and #15): a stream of 1 MiB
 # messages from h1 to h2 through which a spine fails silently (netem loss
-# 100 % toward h2) and later comes back, three times over:
+# 100 % toward h2) and later comes back, four times over:
 #
 #   mrc    one mrc socket; spine 1 fails (it carries about a quarter of
 #          the active set's values);
@@ -49,7 +49,7 @@
 #                toward h2 (a probe, normally), and to its first window
 #                at half its pre-failure rate (data again)
 #
-# h2's goodput is its rx_bytes less a packet's headers (below) a packet:
+# h2's goodput is its rx_bytes less each packet's headers (below):
 # duplicates count, but the transfer must lose nothing (verified at the
 # end, and checked against the bytes the server verified).  The tc
 # commands go to a tc batch started before the stream (bench_tc_open;
@@ -61,11 +61,12 @@
 
 # The headers a data packet carries on h2's link, for the goodput out of
 # its counters: mrc's (BENCH_HDR); TCP's, Ethernet 14 + IPv4 20 + TCP 20
-# + timestamps 12 (86 over IPv6's 40); MPTCP's, that and a DSS option of
-# 28 (a 64-bit data sequence number and data ACK).  TCP's segments can cross the fabric as
-# one GSO packet of several (no router segments them): the sampled
-# goodput then counts a few headers as payload, which the ratio of the
-# sampled bytes to those the server verified shows.
+# + timestamps 12 (86 over IPv6's 40); MPTCP's, that and a DSS option,
+# taken as 28 (a 64-bit data sequence number and a 64-bit data ACK; 24
+# with a 32-bit one).  TCP's segments can cross the fabric as one GSO
+# packet of several (no router segments them): the sampled goodput then
+# counts a few headers as payload.  The ratio of the sampled bytes to
+# those the server verified shows how far either estimate is off.
 BENCH_HDR_TCP=66
 BENCH_HDR_MPTCP=94
 BENCH_HDR_TCP6=86
@@ -169,7 +170,7 @@ bench_spine_busiest() {
 }
 
 # bench_failover_run PROTO SPINE OUT: one stream of PROTO (mrc, tcp,
-# mptcp) from h1 to h2 through which spine SPINE fails and comes back (0:
+# mptcp, tcp6) from h1 to h2 through which spine SPINE fails and comes back (0:
 # the spine the stream takes most, found 4 s before the failure: the
 # one a TCP flow hashes to), its figures in OUT.
 bench_failover_run() {
@@ -290,11 +291,14 @@ bench_failover_run() {
 		      rto_us}]' <<<"$qp" 2>/dev/null)
 	[ -n "$qp" ] || qp='[]'
 	bad_before=$(jq -M -r '.[0].nr_bad // 0' <<<"$pj" 2>/dev/null)
-	# shellcheck disable=SC2046 # a list of ports
-	while read -r _ s; do
-		nval=$((nval + 1))
-		[ "$s" = "$k" ] && on1=$((on1 + 1))
-	done < <(value_spines $(jq -M -r '.[0].values[].port' <<<"$pj" 2>/dev/null))
+	if [ "$proto" = mrc ]; then
+		# shellcheck disable=SC2046 # a list of ports
+		while read -r _ s; do
+			nval=$((nval + 1))
+			[ "$s" = "$k" ] && on1=$((on1 + 1))
+		done < <(value_spines $(jq -M -r '.[0].values[].port' \
+			<<<"$pj" 2>/dev/null))
+	fi
 
 	bench_failover_analyse "$T/samples" "$tf0" "$tf1" "$tr0" "$tr1" \
 		$((win * 1000)) $((hold * 1000)) "$k" "$hdr" >"$T/analysis.json" ||
@@ -331,12 +335,16 @@ bench_failover_run() {
 			hold_ms: $hold,
 			sampler: ($sampler | rtrimstr("\n")),
 			fabric_mbps: $fabric,
-			active_set: $nval, values_on_spine1: $on1,
-			bad_before_failure: $bad_before,
+			# mrc only: the destination state and queue pair.
+			active_set: (if $proto == "mrc" then $nval else null end),
+			values_on_spine1: (if $proto == "mrc" then $on1 else null end),
+			bad_before_failure: (if $proto == "mrc" then $bad_before
+					     else null end),
 			failed_at_ms: (($tf0 - $ts) / 1000 | round),
 			restored_at_ms: (($tr0 - $ts) / 1000 | round),
 			qp_before_failure: $qp,
-			qp_read_at_ms: (($qpt - $ts) / 1000 | round),
+			qp_read_at_ms: (if $qpt > 0 then ($qpt - $ts) / 1000 | round
+					else null end),
 			qp_read_before_failure: ($qpt > 0 and $qpt < $tf0),
 			rto_us: $rto, probe_period_us: $period,
 			bound_ms: (if $rto and $period then (2 * $rto + $period) / 1000

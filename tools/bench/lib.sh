@@ -85,10 +85,12 @@ bench_spine_qdisc() {
 }
 
 # bench_qdisc_drops BEFORE AFTER: per spine, the packets its qdiscs
-# toward h2 dropped between two bench_spine_qdisc files.
+# toward h2 dropped between two bench_spine_qdisc files: the root's count,
+# which holds its children's (a packet netem drops under tbf is counted
+# by both).
 bench_qdisc_drops() {
 	jq -n -c --slurpfile a "$1" --slurpfile b "$2" '
-		def d: map(.drops // 0) | add // 0;
+		def d: map(select(.root == true) | .drops // 0) | add // 0;
 		[range($b[0] | length) as $i |
 		 ($b[0][$i] | d) - ($a[0][$i] // [] | d)]'
 }

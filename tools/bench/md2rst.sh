@@ -6,12 +6,12 @@
 #
 #   tools/bench/md2rst.sh results.md IMAGE_DIR >results.rst
 #
-# Only what report.sh writes: headings "#" and "##", paragraphs, tables
+# Only what report.sh writes: headings "#", "##" and "###", paragraphs, tables
 # of pipes (a csv-table each, its first row the header), and images
 # "![NAME](FILE)" (an image directive, FILE under IMAGE_DIR, a path
 # relative to the document that includes the output).  The "#" title
 # becomes a section "Latest results", of the including document's first
-# level ("="); "##" its subsections ("-").
+# level ("="); "##" its subsections ("-"), "###" theirs ("~").
 
 set -euo pipefail
 
@@ -39,12 +39,13 @@ function end_table() {
 }
 /^\|/ {
 	line = $0
-	sub(/^\| */, "", line)
-	sub(/ *\|$/, "", line)
+	sub(/^\|/, "", line)
+	sub(/\|$/, "", line)
 	# The alignment row says nothing csv-table needs.
 	if (line ~ /^[-:| ]+$/)
 		next
-	n = split(line, cells, / \| /)
+	# Cells hold no pipe; an empty one stays a cell.
+	n = split(line, cells, /\|/)
 	if (!intable) {
 		print ".. csv-table::"
 		print "   :header-rows: 1"
@@ -67,6 +68,12 @@ function end_table() {
 	t = substr($0, 4)
 	print t
 	print underline(t, "-")
+	next
+}
+/^### / {
+	t = substr($0, 5)
+	print t
+	print underline(t, "~")
 	next
 }
 /^!\[[^]]*\]\([^)]*\)$/ {

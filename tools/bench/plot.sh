@@ -17,7 +17,8 @@
 #                       spine's share of it over time, from the failure
 #                       (0) to the restore (a second line)
 #   failover-compare.png  h2's goodput through the same failure for mrc,
-#                       TCP and MPTCP, one line each
+#                       TCP, MPTCP and TCP over IPv6, one line each (the
+#                       restore's line: mrc's run's)
 #
 # Each benchmark absent from RESULTS.json gets no plot; the names of the
 # plots written are printed, one a line.

@@ -266,19 +266,22 @@ def collective:
 	"each host sends a message to every other a round; ring: to the " +
 	"next (every hop across the spines).  \"failed\": spine 1 fails " +
 	"silently 0.5 s after the start, a few rounds in.  A round ends when " +
-	"the last host has all of its messages.  What the spines allow bounds a " +
+	"the last host has all of its messages; p99 is of the rounds of " +
+	"every repetition together (nearest rank: of fewer than 100, the " +
+	"longest).  What the spines allow bounds a " +
 	"round from below: all-to-all \(.bound_ms.a2a.up) ms " +
 	"(\(.bound_ms.a2a.failed) with a spine failed), ring " +
 	"\(.bound_ms.ring.up) ms (\(.bound_ms.ring.failed)).",
 	"",
-	"| transport | exchange | spine 1 | round p50 | round p99 | longest | bound | rounds done | spine 1 drops | corrupted | mrc timeouts |",
-	"|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+	"| transport | exchange | spine 1 | round p50 | round p99 | bound | rounds done | spine 1 drops | corrupted | mrc timeouts |",
+	"|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
 	(.bound_ms as $b | .cases[] |
 	 "| \(.proto) | \(if .pattern == "a2a" then "all-to-all" else "ring" end) | " +
-	 "\(.spine1) | \(.p50_ms | msd) | \(.p99_ms | msd) | \(.max_ms | msd) | " +
+	 "\(.spine1)\(if (.failed_after_end // 0) > 0 then " (\(.failed_after_end) run(s) over before it)" else "" end) | " +
+	 "\(.p50_ms | msd) | \(.p99_ms | msd) | " +
 	 "\($b[.pattern][.spine1]) ms | \(.rounds_done) of \(.rounds_wanted) | " +
 	 "\(.spine1_drops) | " +
-	 "\(.errors) | \(if .proto == "mrc" then .mrc_timeouts else "" end)" +
+	 "\(.errors) | \(if .proto == "mrc" then .mrc_timeouts else "-" end)" +
 	 "\(if .ok then "" else " (a run FAILED: \([.runs[] | select(.ok | not) | .stderr | split("\n")[0]] | first))" end) |");
 
 "# mrc benchmarks",
