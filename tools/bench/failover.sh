@@ -148,10 +148,7 @@ bench_fabric6() {
 # bench_tcp_rehash NS: TCP's timeouts in NS that gave its flow a new hash
 # (TcpTimeoutRehash).
 bench_tcp_rehash() {
-	ip netns exec "$1" awk '$1 == "TcpExt:" && !h {
-		for (i = 2; i <= NF; i++) if ($i == "TcpTimeoutRehash") c = i
-		h = 1; next }
-		$1 == "TcpExt:" { print $c + 0; exit }' /proc/net/netstat
+	bench_mib "$1" netstat TcpExt: TcpTimeoutRehash
 }
 
 # bench_spine_busiest: the spine (1..NSPINES) that handed l2 the most

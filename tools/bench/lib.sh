@@ -67,11 +67,19 @@ bench_stats_delta() {
 			.value -= ($x[.key] // 0))'
 }
 
+# bench_mib NS FILE GROUP NAME: counter NAME of GROUP ("Tcp:",
+# "TcpExt:", "MPTcpExt:") in NS's /proc/net/FILE (snmp, netstat: a line
+# of names, then one of values); 0 if it has none.
+bench_mib() {
+	ip netns exec "$1" awk -v g="$3" -v n="$4" '
+		$1 == g && !h { for (i = 2; i <= NF; i++) if ($i == n) c = i
+				h = 1; next }
+		$1 == g { print c ? $c + 0 : 0; exit }' "/proc/net/$2"
+}
+
 # bench_tcp_retrans NS: TCP segments retransmitted so far in NS.
 bench_tcp_retrans() {
-	ip netns exec "$1" awk '$1 == "Tcp:" && !h { for (i = 2; i <= NF; i++)
-		if ($i == "RetransSegs") c = i; h = 1; next }
-		$1 == "Tcp:" { print $c; exit }' /proc/net/snmp
+	bench_mib "$1" snmp Tcp: RetransSegs
 }
 
 # bench_spine_qdisc FILE: the qdisc counters of each spine's link toward

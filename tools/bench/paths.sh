@@ -83,10 +83,7 @@ bench_paths_mptcp() {
 # bench_mptcp_joins NS: the MPTCP subflows NS has seen join so far (the
 # SYN/ACKs of MP_JOINs it sent, MPTcpExtMPJoinSynAckRx).
 bench_mptcp_joins() {
-	ip netns exec "$1" awk '$1 == "MPTcpExt:" && !h {
-		for (i = 2; i <= NF; i++) if ($i == "MPJoinSynAckRx") c = i
-		h = 1; next }
-		$1 == "MPTcpExt:" { print $c + 0; exit }' /proc/net/netstat
+	bench_mib "$1" netstat MPTcpExt: MPJoinSynAckRx
 }
 
 bench_paths() {

@@ -72,6 +72,25 @@ bars() {
 	echo "$out/$name.png"
 }
 
+# fo_preamble FILE TITLE YLABEL: gnuplot's setting for a failover plot
+# over time into $out/FILE: the failure at 0 and the restore ($restore,
+# ms after it, if known) as lines.
+fo_preamble() {
+	cat <<-EOF
+		set terminal pngcairo size 1100,500 font ",10"
+		set termoption noenhanced
+		set output "$out/$1"
+		set title "$2 at 0$( [ -n "$restore" ] && echo ", restored at +$restore ms")"
+		set datafile separator "\t"
+		set xlabel "ms from the failure"
+		set ylabel "$3"
+		set grid
+		set key outside right
+		set arrow from $fail, graph 0 to $fail, graph 1 nohead dt 2 lc rgb "red"
+		$( [ -n "$restore" ] && echo "set arrow from $restore, graph 0 to $restore, graph 1 nohead dt 2 lc rgb 'dark-green'" )
+	EOF
+}
+
 failover() {
 	local fail restore
 
@@ -83,17 +102,8 @@ failover() {
 		if .restored_at_ms and .failed_at_ms
 		then .restored_at_ms - .failed_at_ms else empty end' "$json")
 	gnuplot <<-EOF
-		set terminal pngcairo size 1100,500 font ",10"
-		set termoption noenhanced
-		set output "$out/failover.png"
-		set title "Failover: spine 1 fails silently at 0$( [ -n "$restore" ] && echo ", restored at +$restore ms")"
-		set datafile separator "\t"
-		set xlabel "ms from the failure"
-		set ylabel "Mbit/s (h2's goodput; each spine's traffic to l2)"
-		set grid
-		set key outside right
-		set arrow from $fail, graph 0 to $fail, graph 1 nohead dt 2 lc rgb "red"
-		$( [ -n "$restore" ] && echo "set arrow from $restore, graph 0 to $restore, graph 1 nohead dt 2 lc rgb 'dark-green'" )
+		$(fo_preamble failover.png "Failover: spine 1 fails silently" \
+			"Mbit/s (h2's goodput; each spine's traffic to l2)")
 		plot "$tmp/fo.tsv" using 1:2 with lines lw 2 lc rgb "black" title "h2 goodput", \
 		     "" using 1:3 with lines lc rgb "red" title "spine 1", \
 		     "" using 1:4 with lines title "spine 2", \
@@ -112,17 +122,9 @@ failover() {
 				>"$tmp/fo-$p.tsv"
 		done
 	gnuplot <<-EOF
-		set terminal pngcairo size 1100,500 font ",10"
-		set termoption noenhanced
-		set output "$out/failover-compare.png"
-		set title "Failover: the spine each stream takes fails silently at 0$( [ -n "$restore" ] && echo ", restored at +$restore ms")"
-		set datafile separator "\t"
-		set xlabel "ms from the failure"
-		set ylabel "h2's goodput, Mbit/s"
-		set grid
-		set key outside right
-		set arrow from $fail, graph 0 to $fail, graph 1 nohead dt 2 lc rgb "red"
-		$( [ -n "$restore" ] && echo "set arrow from $restore, graph 0 to $restore, graph 1 nohead dt 2 lc rgb 'dark-green'" )
+		$(fo_preamble failover-compare.png \
+			"Failover: the spine each stream takes fails silently" \
+			"h2's goodput, Mbit/s")
 		plot $(jq -r '.benchmarks.failover | ([.] + .compare) |
 			map("\"'"$tmp"'/fo-\(.proto).tsv\" using 1:2 with lines lw 2 title \"\(.proto)\"") |
 			join(", ")' "$json")
