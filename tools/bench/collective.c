@@ -320,6 +320,7 @@ static void tcp_mesh(struct conn *c)
 	while (accepted < o.rank) {
 		struct pollfd pl = { .fd = lfd, .events = POLLIN };
 		uint32_t id;
+		ssize_t n;
 		int fd;
 
 		if (poll(&pl, 1, o.timeout * 1000) <= 0)
@@ -329,8 +330,10 @@ static void tcp_mesh(struct conn *c)
 			die("accept");
 		if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)))
 			die("SO_RCVTIMEO");
-		if (read(fd, &id, sizeof(id)) != sizeof(id) ||
-		    id >= (uint32_t)o.rank || c[id].fd >= 0)
+		n = read(fd, &id, sizeof(id));
+		if (n < 0)
+			die("read rank id");
+		if (n != sizeof(id) || id >= (uint32_t)o.rank || c[id].fd >= 0)
 			fail("a connection that is no lower rank's");
 		c[id].fd = fd;
 		accepted++;

@@ -205,8 +205,10 @@ bench_coll_run() {
 			# took tc_ms; after the last round, it touched nothing.
 			tc_ms: $tc_ms,
 			failed_after_end: (if $fail_ns == null then null
-				else $done > 0 and ($r | map(.end_ns[$done - 1] // 0) |
-						     max) < $fail_ns end),
+				else $done > 0 and
+				     $done == ($r | map(.rounds // 0) | max) and
+				     ($r | map(.end_ns[$done - 1] // 0) | max) <
+				     $fail_ns end),
 			ok: ($rcs | all(. == "0")),
 			errors: ($r | map(.errors // 0) | add),
 			stderr: ([$e0, $e1, $e2, $e3] | map(select(length > 0)) |

@@ -69,7 +69,8 @@ bench_stats_delta() {
 
 # bench_mib NS FILE GROUP NAME: counter NAME of GROUP ("Tcp:",
 # "TcpExt:", "MPTcpExt:") in NS's /proc/net/FILE (snmp, netstat: a line
-# of names, then one of values); 0 if it has none.
+# of names, then one of values); 0 if the group has no such counter,
+# nothing if there is no such group.
 bench_mib() {
 	ip netns exec "$1" awk -v g="$3" -v n="$4" '
 		$1 == g && !h { for (i = 2; i <= NF; i++) if ($i == n) c = i
@@ -95,10 +96,11 @@ bench_spine_qdisc() {
 # bench_qdisc_drops BEFORE AFTER: per spine, the packets its qdiscs
 # toward h2 dropped between two bench_spine_qdisc files: the root's count,
 # which holds its children's (a packet netem drops under tbf is counted
-# by both).
+# by both), and clsact's (what a tc program drops).
 bench_qdisc_drops() {
 	jq -n -c --slurpfile a "$1" --slurpfile b "$2" '
-		def d: map(select(.root == true) | .drops // 0) | add // 0;
+		def d: map(select(.root == true or .kind == "clsact") |
+			   .drops // 0) | add // 0;
 		[range($b[0] | length) as $i |
 		 ($b[0][$i] | d) - ($a[0][$i] // [] | d)]'
 }

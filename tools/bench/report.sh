@@ -277,12 +277,15 @@ def collective:
 	"|---|---|---|---:|---:|---:|---:|---:|---:|---:|",
 	(.bound_ms as $b | .cases[] |
 	 "| \(.proto) | \(if .pattern == "a2a" then "all-to-all" else "ring" end) | " +
-	 "\(.spine1)\(if (.failed_after_end // 0) > 0 then " (\(.failed_after_end) run(s) over before it)" else "" end) | " +
+	 # Runs that completed every round before the failure came.
+	 ([.runs[] | select(.failed_after_end and
+	   .rounds_done == (.ranks | map(.rounds // 0) | max))] | length) as $early |
+	 "\(.spine1)\(if $early > 0 then " (\($early) run(s) over before it)" else "" end) | " +
 	 "\(.p50_ms | msd) | \(.p99_ms | msd) | " +
 	 "\($b[.pattern][.spine1]) ms | \(.rounds_done) of \(.rounds_wanted) | " +
 	 "\(.spine1_drops) | " +
 	 "\(.errors) | \(if .proto == "mrc" then .mrc_timeouts else "-" end)" +
-	 "\(if .ok then "" else " (a run FAILED: \([.runs[] | select(.ok | not) | .stderr | split("\n")[0]] | first))" end) |");
+	 "\(if .ok then "" else " (a run FAILED: \([.runs[] | select(.ok | not) | .stderr | split("\n")[0] | gsub("\\|"; "/")] | first))" end) |");
 
 "# mrc benchmarks",
 "",
