@@ -172,18 +172,13 @@ bench_spine_busiest() {
 # one a TCP flow hashes to), its figures in OUT.
 bench_failover_run() {
 	local proto=$1 k=$2 out=$3
-	local fail_at=${BENCH_FAIL_AT:-6} fail_for=${BENCH_FAIL_FOR:-5}
-	local after=${BENCH_AFTER:-5} smp=${BENCH_SAMPLE_MS:-10}
+	# fail_at, fail_for, after and smp: bench_failover's, which calls it.
 	local win=${BENCH_WINDOW_MS:-50} hold=${BENCH_HOLD_MS:-250} len srv cli samp crc src pj qp period
 	local tf0 tf1 tr0 tr1 on1=0 nval=0 s bad_before mss cfg ts look qpt
 	# shellcheck disable=SC2153 # selftests/fabric.sh sets DST
 	local hdr=$BENCH_HDR rtx0=0 rtx1=0 srv_args=() cli_args=() dst=$DST
 	local mproto=$proto rh0=0 rh1=0
 
-	if [ "${QUICK:-0}" = 1 ]; then
-		fail_at=${BENCH_FAIL_AT:-5} fail_for=${BENCH_FAIL_FOR:-3}
-		after=${BENCH_AFTER:-3}
-	fi
 	len=$((fail_at + fail_for + after))
 	rm -f "$T/qp.json" "$T/qp.t" "$T/peer.json"
 	case $proto in
