@@ -259,6 +259,25 @@ static inline u32 mrc_max_qps(void)
 	return READ_ONCE(sysctl_mrc_max_qps);
 }
 
+/* A socket's QP table: a bucket for every MRC_QP_HASH_LOAD queue pairs
+ * net.mrc.max_qps allows it when it is created, so that a lookup, made
+ * for every packet and every send, looks at a few QPs however many the
+ * socket has (a table of 64 buckets with 10,000 QPs looked at 156 a
+ * bucket); within bounds, so that a small socket costs little.  Raising
+ * net.mrc.max_qps later leaves the tables of open sockets as they are.
+ */
+#define MRC_QP_HASH_LOAD	4
+#define MRC_QP_HASH_MIN_BITS	6
+#define MRC_QP_HASH_MAX_BITS	12
+
+static inline u8 mrc_qp_hash_bits(void)
+{
+	u32 want = max_t(u32, mrc_max_qps() / MRC_QP_HASH_LOAD, 1);
+
+	return clamp_t(u32, order_base_2(want), MRC_QP_HASH_MIN_BITS,
+		       MRC_QP_HASH_MAX_BITS);
+}
+
 /* Of a socket's queue pairs, those its unread messages may keep from
  * eviction (struct mrc_rx_msg's amp_qp): a quarter.
  */
@@ -575,7 +594,10 @@ struct mrc_qp {
  * @port_node: in the namespace's port table
  * @mn: the namespace's mrc state
  * @lock: guards @qps, @nr_qps and @closing
- * @qps: the socket's queue pairs by remote address and port
+ * @qps: the socket's queue pairs by remote address and port, a table of
+ *	1 << @qp_hash_bits buckets (mrc_sock_qp_bucket())
+ * @qp_hash_bits: the table's size, set at the socket's creation from
+ *	net.mrc.max_qps then (mrc_qp_hash_bits())
  * @rxq_lock: guards @rxq
  * @rxq: complete messages waiting for recvmsg()
  * @tx_mem: bytes charged for messages queued, not yet acknowledged
@@ -600,7 +622,8 @@ struct mrc_sock {
 	struct hlist_node port_node;
 	struct mrc_net *mn;
 	spinlock_t lock;	/* guards qps, nr_qps, closing */
-	DECLARE_HASHTABLE(qps, 6);
+	struct hlist_head *qps;
+	u8 qp_hash_bits;
 	u32 nr_qps;
 	spinlock_t rxq_lock;	/* guards rxq */
 	struct list_head rxq;
@@ -639,6 +662,15 @@ static inline struct mrc_sock *mrc_sk(const struct sock *sk)
 static inline struct sock *mrc_to_sk(struct mrc_sock *ms)
 {
 	return &ms->inet.sk;
+}
+
+/* The bucket of a socket's QP table for a remote address and port. */
+static inline struct hlist_head *
+mrc_sock_qp_bucket(const struct mrc_sock *ms, const struct in6_addr *addr,
+		   u16 port)
+{
+	return &ms->qps[hash_32(ipv6_addr_hash(addr) ^ port,
+				ms->qp_hash_bits)];
 }
 
 extern unsigned int mrc_net_id;

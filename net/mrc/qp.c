@@ -22,11 +22,6 @@
 
 #include <mrc/mrc.h>
 
-static u32 mrc_qp_hash(const struct in6_addr *addr, u16 port)
-{
-	return ipv6_addr_hash(addr) ^ port;
-}
-
 static bool mrc_qp_match(const struct mrc_qp *qp, const struct mrc_local *l,
 			 const struct in6_addr *addr, u16 port)
 {
@@ -52,7 +47,7 @@ struct mrc_qp *mrc_qp_lookup(struct mrc_sock *ms, const struct mrc_local *l,
 {
 	struct mrc_qp *qp;
 
-	hash_for_each_possible_rcu(ms->qps, qp, node, mrc_qp_hash(addr, port))
+	hlist_for_each_entry_rcu(qp, mrc_sock_qp_bucket(ms, addr, port), node)
 		if (mrc_qp_match(qp, l, addr, port) && !READ_ONCE(qp->dead))
 			return qp;
 	return NULL;
@@ -373,7 +368,7 @@ static bool mrc_qp_evict_before(bool da, unsigned long la, bool db,
  */
 static struct mrc_qp *mrc_qp_evict_one(struct mrc_sock *ms)
 {
-	u32 nb = HASH_SIZE(ms->qps), start = get_random_u32_below(nb), b;
+	u32 nb = 1U << ms->qp_hash_bits, start = get_random_u32_below(nb), b;
 	struct mrc_qp *qp, *victim = NULL;
 	unsigned long vlast = 0;
 	bool vdel = false;
@@ -483,7 +478,7 @@ static struct mrc_qp *mrc_qp_open(struct mrc_sock *ms,
 	/* By the key asked for: a sender that left the address open takes
 	 * one another opened meanwhile at whichever address.
 	 */
-	hash_for_each_possible(ms->qps, qp, node, mrc_qp_hash(addr, port)) {
+	hlist_for_each_entry(qp, mrc_sock_qp_bucket(ms, addr, port), node) {
 		if (mrc_qp_match(qp, l, addr, port) &&
 		    !READ_ONCE(qp->dead) && refcount_inc_not_zero(&qp->ref)) {
 			spin_unlock_bh(&ms->lock);
@@ -511,7 +506,7 @@ static struct mrc_qp *mrc_qp_open(struct mrc_sock *ms,
 	new->udp_sport = mrc_qp_pick_sport(new, READ_ONCE(ms->udp_sport));
 	sock_hold(mrc_to_sk(ms));
 	ms->nr_qps++;
-	hash_add_rcu(ms->qps, &new->node, mrc_qp_hash(addr, port));
+	hlist_add_head_rcu(&new->node, mrc_sock_qp_bucket(ms, addr, port));
 
 	spin_lock(&mn->qp_lock);
 	/* Into its reserved slot: this allocates nothing, cannot fail. */
@@ -740,22 +735,29 @@ bool mrc_qp_kill(struct mrc_qp *qp, bool if_idle)
  */
 void mrc_qp_close_all(struct mrc_sock *ms)
 {
+	u32 nb = 1U << ms->qp_hash_bits, bkt = 0;
 	struct mrc_qp *qp;
-	int bkt;
 
 	for (;;) {
 		struct mrc_qp *found = NULL;
 
+		/* From the bucket the last one was found in: those before
+		 * it are empty (closing, the socket opens no QP), and a
+		 * table of thousands is not walked from its start for each.
+		 */
 		spin_lock_bh(&ms->lock);
-		hash_for_each(ms->qps, bkt, qp, node) {
-			if (refcount_inc_not_zero(&qp->ref)) {
-				found = qp;
-				break;
+		for (; bkt < nb && !found; bkt++) {
+			hlist_for_each_entry(qp, &ms->qps[bkt], node) {
+				if (refcount_inc_not_zero(&qp->ref)) {
+					found = qp;
+					break;
+				}
 			}
 		}
 		spin_unlock_bh(&ms->lock);
 		if (!found)
 			break;
+		bkt--;
 		if (!mrc_qp_kill(found, false)) {
 			/* Dead but not yet unlinked by whoever killed it. */
 			mrc_qp_put(found);

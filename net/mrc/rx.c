@@ -1232,6 +1232,25 @@ bool mrc_qp_rx_evict(struct mrc_qp *qp)
 	return evict;
 }
 
+/* A window update to @qp if its sender waits for one: a reader freed room. */
+static void mrc_qp_rx_room(struct mrc_qp *qp)
+{
+	bool owed;
+
+	spin_lock_bh(&qp->lock);
+	owed = qp->rx_starved && qp->rx_open && !qp->dead;
+	qp->rx_starved = false;
+	if (owed) {
+		/* Its sender's silence counts from now. */
+		qp->rx_progress = jiffies;
+		qp->rx_wait = false;
+		mrc_rx_send_ack(qp, &qp->xq);
+	}
+	spin_unlock_bh(&qp->lock);
+	if (owed)
+		mrc_qp_flush(qp);
+}
+
 /**
  * mrc_sock_rx_room() - send a window update to the peers whose data the
  * socket dropped for want of room
@@ -1243,28 +1262,15 @@ bool mrc_qp_rx_evict(struct mrc_qp *qp)
  */
 void mrc_sock_rx_room(struct mrc_sock *ms)
 {
+	u32 bkt, nb = 1U << ms->qp_hash_bits;
 	struct mrc_qp *qp;
-	int bkt;
 
 	if (!atomic_xchg(&ms->rx_starved, 0))
 		return;
 	rcu_read_lock();
-	hash_for_each_rcu(ms->qps, bkt, qp, node) {
-		bool owed;
-
-		spin_lock_bh(&qp->lock);
-		owed = qp->rx_starved && qp->rx_open && !qp->dead;
-		qp->rx_starved = false;
-		if (owed) {
-			/* Its sender's silence counts from now. */
-			qp->rx_progress = jiffies;
-			qp->rx_wait = false;
-			mrc_rx_send_ack(qp, &qp->xq);
-		}
-		spin_unlock_bh(&qp->lock);
-		if (owed)
-			mrc_qp_flush(qp);
-	}
+	for (bkt = 0; bkt < nb; bkt++)
+		hlist_for_each_entry_rcu(qp, &ms->qps[bkt], node)
+			mrc_qp_rx_room(qp);
 	rcu_read_unlock();
 }
 

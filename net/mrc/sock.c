@@ -1295,6 +1295,8 @@ static void mrc_sk_destruct(struct sock *sk)
 	 * UDP/4791 sockets may close.
 	 */
 	mrc_udp_put(ms->mn);
+	/* After a grace period (SOCK_RCU_FREE): no lookup reads it. */
+	kvfree(ms->qps);
 	ms->orig_destruct(sk);
 }
 
@@ -1304,16 +1306,24 @@ static int mrc_sk_init(struct sock *sk)
 	int ret;
 
 	ms->mn = mrc_net(sock_net(sk));
+	ms->qp_hash_bits = mrc_qp_hash_bits();
+	/* Empty buckets are zeroes. */
+	ms->qps = kvcalloc(1U << ms->qp_hash_bits, sizeof(*ms->qps),
+			   GFP_KERNEL_ACCOUNT);
+	if (!ms->qps)
+		return -ENOBUFS;
 	/* The namespace's first socket opens UDP/4791, or fails here if
 	 * another socket holds the port (-EADDRINUSE).  With no destructor
-	 * of ours set yet, a failure leaves nothing to undo.
+	 * of ours set yet, a failure leaves nothing else to undo.
 	 */
 	ret = mrc_udp_get(ms->mn);
-	if (ret)
+	if (ret) {
+		kvfree(ms->qps);
+		ms->qps = NULL;
 		return ret;
+	}
 	spin_lock_init(&ms->lock);
 	spin_lock_init(&ms->rxq_lock);
-	hash_init(ms->qps);
 	INIT_LIST_HEAD(&ms->rxq);
 	atomic64_set(&ms->tx_mem, 0);
 	atomic_set(&ms->tx_busy, 0);
