@@ -9,7 +9,7 @@
 # (tools/bench/plot.sh) under Documentation/benchmarks/ (or $BENCH_OUT).
 # See Documentation/benchmarks.rst.
 #
-#   make bench [QUICK=1] [BENCH=goodput|paths|failover|trimming|incast|efficiency|collective] [BENCH_T=S] [BENCH_R=N]
+#   make bench [QUICK=1] [BENCH=goodput|paths|failover|trimming|incast|efficiency|collective|scale] [BENCH_T=S] [BENCH_R=N]
 #   tools/bench/bench.sh [BENCHMARK...]
 #
 # QUICK=1 takes one repetition of shorter runs (about 10 minutes in all

@@ -287,6 +287,41 @@ def collective:
 	 "\(.errors) | \(if .proto == "mrc" then .mrc_timeouts else "-" end)" +
 	 "\(if .ok then "" else " (a run FAILED: \([.runs[] | select(.ok | not) | .stderr | split("\n")[0] | gsub("\\|"; "/")] | first))" end) |");
 
+def scale:
+	"## Scale: one socket to 10,000 destinations",
+	"",
+	"\(.repetitions) repetition(s) of \(.seconds) s per count on one veth " +
+	"pair (no rate limit): one mrc socket sends 64-byte messages to N " +
+	"destinations in turn (10,000 addresses at the receiver, one socket a " +
+	"port takes them all; each block of 32 sent from an address of its " +
+	"own), after a first pass that opens a queue pair to each.  Messages " +
+	"a second the socket takes (each one packet, acknowledged a 1 MiB " +
+	"send buffer apart): a lookup that grew with the table would make it " +
+	"fall as N grows.  Medians (min-max).",
+	"",
+	"| destinations | messages/s | x N = 1 | queue pairs opened/s (first pass) |",
+	"|---:|---:|---:|---:|",
+	(.rate[0].msgs_per_s.median as $one | .rate[] |
+	 "| \(.n) | \(.msgs_per_s.median | round) (\(.msgs_per_s.min | round)-\(.msgs_per_s.max | round)) | " +
+	 "\(if $one and $one > 0 then .msgs_per_s.median / $one | r2 else "n/a" end) | " +
+	 "\(if .n >= 100 then .qps_opened_per_s.median | round | tostring else "-" end) |"),
+	"",
+	(.memory | "Memory, what the kernel holds for itself (SUnreclaim + " +
+	 "VmallocUsed + Percpu) 2 s into a run to \(.destinations) " +
+	 "destinations, less before it, with one queue pair to each and then " +
+	 "two: a queue pair, the sender'"'"'s and the receiver'"'"'s together, " +
+	 "\(.qp_pair_bytes.median | round) bytes (\(.qp_pair_bytes.min | round)-" +
+	 "\(.qp_pair_bytes.max | round)); a destination state, the rest " +
+	 "over the destinations, \(.dest_bytes.median | round) bytes " +
+	 "(\(.dest_bytes.min | round)-\(.dest_bytes.max | round)).  Open " +
+	 "when sampled, by the module'"'"'s counters: " +
+	 (.open | map("sender \(.sender.qps) QPs and \(.sender.peers) states, " +
+	  "receiver \(.receiver.qps) QPs and \(.receiver.peers) states") |
+	  unique | join("; ")) + "."),
+	"",
+	"\(.received) of \(.sent) messages delivered, \(.errors) wrong" +
+	"\(if .ok then "." else " (a run FAILED)." end)";
+
 "# mrc benchmarks",
 "",
 (.meta | "Started \(.started); VM kernel \(.vm_kernel), \(.vm_cpus) CPUs under \(.vm_accel // "?")" +
@@ -305,5 +340,6 @@ def collective:
  (if .efficiency then (.efficiency | efficiency), "" else empty end),
  (if .trimming then (.trimming | trimming), "", plot("trimming") else empty end),
  (if .incast then (.incast | incast), "", plot("incast") else empty end),
- (if .collective then (.collective | collective), "" else empty end))
+ (if .collective then (.collective | collective), "" else empty end),
+ (if .scale then (.scale | scale), "" else empty end))
 ' "$1"

@@ -8,7 +8,7 @@
 # BENCH-RESULTS-BEGIN and BENCH-RESULTS-END for tools/bench/bench.sh
 # (make bench), which writes them under Documentation/benchmarks/.
 #
-#   tools/vm/run-vm -- bash tools/bench/run.sh [goodput] [paths] [failover] [trimming] [incast] [efficiency] [collective]
+#   tools/vm/run-vm -- bash tools/bench/run.sh [goodput] [paths] [failover] [trimming] [incast] [efficiency] [collective] [scale]
 #   tools/vm/run-vm -- env QUICK=1 bash tools/bench/run.sh
 #
 # Each benchmark is tools/bench/NAME.sh, whose bench_NAME leaves one JSON
@@ -31,8 +31,9 @@ cd "$(dirname "$0")/../.." || exit 1
 . tools/bench/incast.sh
 . tools/bench/efficiency.sh
 . tools/bench/collective.sh
+. tools/bench/scale.sh
 
-BENCHMARKS=(goodput paths failover trimming incast efficiency collective)
+BENCHMARKS=(goodput paths failover trimming incast efficiency collective scale)
 want=("$@")
 [ ${#want[@]} -gt 0 ] || want=("${BENCHMARKS[@]}")
 for b in "${want[@]}"; do
