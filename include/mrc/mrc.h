@@ -263,8 +263,9 @@ static inline u32 mrc_max_qps(void)
  * net.mrc.max_qps allows it when it is created, so that a lookup, made
  * for every packet and every send, looks at a few QPs however many the
  * socket has (a table of 64 buckets with 10,000 QPs looked at 156 a
- * bucket); within bounds, so that a small socket costs little.  Raising
- * net.mrc.max_qps later leaves the tables of open sockets as they are.
+ * bucket); within bounds: 2 KiB a socket at the default limit, 32 KiB
+ * at the largest.  Raising net.mrc.max_qps later leaves the tables of
+ * open sockets as they are.
  */
 #define MRC_QP_HASH_LOAD	4
 #define MRC_QP_HASH_MIN_BITS	6
@@ -304,6 +305,8 @@ static inline u32 mrc_max_qps_per_addr(void)
  * sample, not the whole table, from softirq context).
  */
 #define MRC_EVICT_SCAN		32
+/* ... and the buckets of its table it looks in for them, at most. */
+#define MRC_EVICT_BUCKETS	128
 /* Packets of its incarnation a QP with a message half received must
  * have placed for a full table to keep it (until its sender stalls,
  * see mrc_qp_rx_evict()): a real sender's first window is more than
@@ -664,13 +667,23 @@ static inline struct sock *mrc_to_sk(struct mrc_sock *ms)
 	return &ms->inet.sk;
 }
 
-/* The bucket of a socket's QP table for a remote address and port. */
+/* The bucket of a socket's QP table for a remote address and port,
+ * keyed as the peer table is (mrc_net.peer_key): a remote end picks no
+ * bucket.  The local address is not hashed (a send from a socket bound
+ * to none looks for a QP at any), so a peer's QPs to several of our
+ * addresses share a bucket: as many as its source may open (64).
+ */
 static inline struct hlist_head *
 mrc_sock_qp_bucket(const struct mrc_sock *ms, const struct in6_addr *addr,
 		   u16 port)
 {
-	return &ms->qps[hash_32(ipv6_addr_hash(addr) ^ port,
-				ms->qp_hash_bits)];
+	const struct {
+		struct in6_addr addr;
+		u32 port;
+	} k = { .addr = *addr, .port = port };
+	u64 h = siphash(&k, sizeof(k), &ms->mn->peer_key);
+
+	return &ms->qps[h & ((1U << ms->qp_hash_bits) - 1)];
 }
 
 extern unsigned int mrc_net_id;

@@ -358,8 +358,9 @@ static bool mrc_qp_evict_before(bool da, unsigned long la, bool db,
 
 /* Under the socket's lock, its table full: a QP to close for a new
  * peer, taken off the table (dead, the socket's count down by one), or
- * NULL.  Of up to MRC_EVICT_SCAN QPs from a random bucket on (not the
- * whole table: this runs for each packet of a flood), the evictable one
+ * NULL.  Of up to MRC_EVICT_SCAN QPs from a random bucket on, in
+ * MRC_EVICT_BUCKETS buckets at most (not the whole table: this runs for
+ * each packet of a flood), the evictable one
  * first in mrc_qp_evict_before() order: a real peer in the middle of a
  * transfer is recent (its duplicates, which anyone could replay, do not
  * count), a forged source that sent a first packet and nothing since is
@@ -374,7 +375,11 @@ static struct mrc_qp *mrc_qp_evict_one(struct mrc_sock *ms)
 	bool vdel = false;
 	u32 seen = 0;
 
-	for (b = 0; b < nb && seen < MRC_EVICT_SCAN; b++) {
+	/* Buckets are bounded too: a table sized for thousands may hold
+	 * few when it is the namespace's table that is full.
+	 */
+	for (b = 0; b < min(nb, MRC_EVICT_BUCKETS) && seen < MRC_EVICT_SCAN;
+	     b++) {
 		hlist_for_each_entry(qp, &ms->qps[(start + b) % nb], node) {
 			unsigned long last;
 			bool ok, del;
