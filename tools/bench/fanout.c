@@ -16,10 +16,11 @@
  * queue pair, and the address's state with the first), says so on
  * stderr ("fanout: first pass done"), then for --seconds (0: none)
  * messages go to each in turn, round-robin.
- * Every message is --size bytes (at least 8): a magic word and the
- * destination's index, then a pattern of both.  A send blocks while the
- * socket's send buffer (--buf) is full, so the rate is what the socket
- * takes in and its peers acknowledge, the buffer's worth apart.  Prints
+ * Every message is --size bytes (at least 12): a magic word, the queue
+ * pair's index and the port it is sent to, then a pattern of the index.
+ * A send blocks while the socket's send buffer (SO_SNDBUF --buf, which
+ * the kernel doubles) is full, so the rate is what the socket takes in
+ * and its peers acknowledge, the buffer's worth apart.  Prints
  * one JSON object: dests (N), ports (K), size, first_s (the first
  * pass's seconds), sent (messages of the timed part), seconds (its
  * length), errors.
@@ -27,8 +28,10 @@
  * sink: a socket bound to --port on every address; receives until
  * SIGTERM or SIGINT, or --timeout seconds with nothing, and checks each
  * message.  Prints one JSON object: received, bytes, errors (messages
- * whose magic or pattern was wrong, or of the wrong size).
+ * whose magic, port or pattern was wrong, or of the wrong size).
  *
+ * --timeout: seconds a send or the sink waits at most (0: no limit;
+ * default 30).  The addresses must not wrap past 255.255.255.255.
  * Exit status 0 unless a call failed or a message was wrong.
  */
 #include <arpa/inet.h>
@@ -101,13 +104,13 @@ static unsigned long num(const char *s, unsigned long max)
 	return v;
 }
 
-/* The message to destination @i: its magic, its index, then bytes that
- * follow from the index, so that a message delivered to the wrong
- * socket, cut or mixed with another shows.
+/* The message to queue pair @i at @port: the magic, the index and the
+ * port, then bytes that follow from the index, so that a message
+ * delivered to another port's socket, cut or mixed with another shows.
  */
-static void fill(uint8_t *b, uint32_t i)
+static void fill(uint8_t *b, uint32_t i, uint32_t port)
 {
-	uint32_t w[2] = { MAGIC, i };
+	uint32_t w[3] = { MAGIC, i, port };
 	size_t k;
 
 	memcpy(b, w, sizeof(w));
@@ -117,13 +120,13 @@ static void fill(uint8_t *b, uint32_t i)
 
 static bool check(const uint8_t *b, size_t n)
 {
-	uint32_t w[2];
+	uint32_t w[3];
 	size_t k;
 
 	if (n != o.size)
 		return false;
 	memcpy(w, b, sizeof(w));
-	if (w[0] != MAGIC)
+	if (w[0] != MAGIC || w[2] != o.port)
 		return false;
 	for (k = sizeof(w); k < n; k++)
 		if (b[k] != (uint8_t)(w[1] * 131 + k))
@@ -131,10 +134,10 @@ static bool check(const uint8_t *b, size_t n)
 	return true;
 }
 
-static int open_socket(unsigned int port)
+static int open_socket(unsigned int port, time_t timeout)
 {
 	struct sockaddr_in me = { .sin_family = AF_INET };
-	struct timeval tv = { .tv_sec = (time_t)o.timeout };
+	struct timeval tv = { .tv_sec = timeout };
 	int fd, v = (int)o.buf;
 
 	fd = socket(AF_INET, SOCK_DGRAM, IPPROTO_MRC);
@@ -146,7 +149,7 @@ static int open_socket(unsigned int port)
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &v, sizeof(v)) &&
 	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, sizeof(v)))
 		die("SO_RCVBUF");
-	/* Neither a send nor a receive waits past --timeout. */
+	/* Neither a send nor a receive waits past @timeout. */
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) ||
 	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)))
 		die("SO_RCVTIMEO/SO_SNDTIMEO");
@@ -165,7 +168,7 @@ static int send_one(int fd, uint8_t *b, unsigned long i)
 		.sin_addr.s_addr = htonl(ntohl(o.first.s_addr) + i / o.ports),
 	};
 
-	fill(b, (uint32_t)i);
+	fill(b, (uint32_t)i, o.port + i % o.ports);
 	if (sendto(fd, b, o.size, 0, (struct sockaddr *)&to,
 		   sizeof(to)) == (ssize_t)o.size)
 		return 0;
@@ -183,7 +186,7 @@ static int run_send(void)
 
 	if (!b)
 		die("malloc");
-	fd = open_socket(0);
+	fd = open_socket(0, (time_t)o.timeout);
 	t0 = now_s();
 	for (i = 0; i < n && !errors; i++)
 		errors += !!send_one(fd, b, i);
@@ -223,27 +226,37 @@ static void on_signal(int sig)
 static int run_sink(void)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
-	unsigned long received = 0, errors = 0;
+	unsigned long received = 0, errors = 0, idle = 0;
 	unsigned long long bytes = 0;
 	uint8_t *b = malloc(o.size + 1);
-	int fd;
+	int fd, ret = 0;
 
 	if (!b)
 		die("malloc");
 	/* No SA_RESTART: the signal ends the recv() it interrupts. */
 	if (sigaction(SIGTERM, &sa, NULL) || sigaction(SIGINT, &sa, NULL))
 		die("sigaction");
-	fd = open_socket(o.port);
+	/* A receive waits a second at most, so that a signal that came
+	 * between the test of stop and recv() is seen a second late.
+	 */
+	fd = open_socket(o.port, 1);
 	/* Ready: the script waits for this line on stderr. */
 	fprintf(stderr, "fanout: listening on %u\n", o.port);
-	while (!stop) {
+	while (!stop && (!o.timeout || idle < o.timeout)) {
 		ssize_t n = recv(fd, b, o.size + 1, MSG_TRUNC);
 
 		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				break;
-			die("recv");
+			if (errno == EAGAIN) {
+				idle++;
+				continue;
+			}
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, "fanout: recv: %s\n", strerror(errno));
+			ret = 2;
+			break;
 		}
+		idle = 0;
 		received++;
 		bytes += (unsigned long long)n;
 		errors += !check(b, (size_t)n);
@@ -252,7 +265,7 @@ static int run_sink(void)
 	       received, bytes, errors);
 	close(fd);
 	free(b);
-	return errors ? 1 : 0;
+	return ret ? ret : errors ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -311,8 +324,10 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc || !o.port || !o.ports ||
-	    o.port + o.ports - 1 > 65535 || o.size < 8 ||
-	    (o.send && (!have_first || !o.count)))
+	    o.port + o.ports - 1 > 65535 || o.size < 12 ||
+	    (o.send && (!have_first || !o.count ||
+			(uint32_t)(ntohl(o.first.s_addr) + (o.count - 1)) <
+			ntohl(o.first.s_addr))))
 		usage();
 	return o.send ? run_send() : run_sink();
 }

@@ -288,33 +288,37 @@ def collective:
 	 "\(if .ok then "" else " (a run FAILED: \([.runs[] | select(.ok | not) | .stderr | split("\n")[0] | gsub("\\|"; "/")] | first))" end) |");
 
 def scale:
+	def r0: if . == null then "n/a" else round | tostring end;
 	"## Scale: one socket to 10,000 destinations",
 	"",
 	"\(.repetitions) repetition(s) of \(.seconds) s per count on one veth " +
 	"pair (no rate limit): one mrc socket sends 64-byte messages to N " +
 	"destinations in turn (10,000 addresses at the receiver, one socket a " +
-	"port takes them all; each block of 32 sent from an address of its " +
-	"own), after a first pass that opens a queue pair to each.  Messages " +
-	"a second the socket takes (each one packet, acknowledged a 1 MiB " +
-	"send buffer apart): a lookup that grew with the table would make it " +
-	"fall as N grows.  Medians (min-max).",
+	"port takes them all; each sent to from an address of the sender'"'"'s " +
+	"own, as 10,000 hosts would see one sender), after a first pass that " +
+	"opens a queue pair to each.  Messages a second the socket takes " +
+	"(each one packet, acknowledged a send buffer apart): a lookup that " +
+	"grew with the table would make it fall as N grows.  Medians " +
+	"(min-max); the ratio is to the smallest N.",
 	"",
-	"| destinations | messages/s | x N = 1 | queue pairs opened/s (first pass) |",
+	"| destinations | messages/s | ratio | queue pairs opened/s (first pass) |",
 	"|---:|---:|---:|---:|",
 	(.rate[0].msgs_per_s.median as $one | .rate[] |
-	 "| \(.n) | \(.msgs_per_s.median | round) (\(.msgs_per_s.min | round)-\(.msgs_per_s.max | round)) | " +
-	 "\(if $one and $one > 0 then .msgs_per_s.median / $one | r2 else "n/a" end) | " +
-	 "\(if .n >= 100 then .qps_opened_per_s.median | round | tostring else "-" end) |"),
+	 "| \(.n) | \(.msgs_per_s.median | r0) (\(.msgs_per_s.min | r0)-\(.msgs_per_s.max | r0)) | " +
+	 "\(if $one and $one > 0 and .msgs_per_s.median then .msgs_per_s.median / $one | r2 else "n/a" end) | " +
+	 "\(if .n >= 100 then .qps_opened_per_s.median | r0 else "-" end) |"),
 	"",
 	(.memory | "Memory, what the kernel holds for itself (SUnreclaim + " +
-	 "VmallocUsed + Percpu) 2 s into a run to \(.destinations) " +
-	 "destinations, less before it, with one queue pair to each and then " +
-	 "two: a queue pair, the sender'"'"'s and the receiver'"'"'s together, " +
-	 "\(.qp_pair_bytes.median | round) bytes (\(.qp_pair_bytes.min | round)-" +
-	 "\(.qp_pair_bytes.max | round)); a destination state, the rest " +
-	 "over the destinations, \(.dest_bytes.median | round) bytes " +
-	 "(\(.dest_bytes.min | round)-\(.dest_bytes.max | round)).  Open " +
-	 "when sampled, by the module'"'"'s counters: " +
+	 "VmallocUsed + Percpu, the slab caches shrunk) 2 s into a run to " +
+	 "\(.destinations) destinations, less before it, with one queue pair " +
+	 "to each and then two: a queue pair, the sender'"'"'s and the " +
+	 "receiver'"'"'s together, \(.qp_pair_bytes.median | r0) bytes " +
+	 "(\(.qp_pair_bytes.min | r0)-\(.qp_pair_bytes.max | r0)); a " +
+	 "destination state, the sender'"'"'s and the receiver'"'"'s of the " +
+	 "source together, the rest over the destinations, " +
+	 "\(.dest_bytes.median | r0) bytes (\(.dest_bytes.min | r0)-" +
+	 "\(.dest_bytes.max | r0)).  Open when sampled, by the module'"'"'s " +
+	 "counters: " +
 	 (.open | map("sender \(.sender.qps) QPs and \(.sender.peers) states, " +
 	  "receiver \(.receiver.qps) QPs and \(.receiver.peers) states") |
 	  unique | join("; ")) + "."),
