@@ -681,7 +681,11 @@ mrc_sock_qp_bucket(const struct mrc_sock *ms, const struct in6_addr *addr,
 		struct in6_addr addr;
 		u32 port;
 	} k = { .addr = *addr, .port = port };
-	u64 h = siphash(&k, sizeof(k), &ms->mn->peer_key);
+	u64 h;
+
+	/* No padding: siphash reads every byte. */
+	static_assert(sizeof(k) == sizeof(struct in6_addr) + sizeof(u32));
+	h = siphash(&k, sizeof(k), &ms->mn->peer_key);
 
 	return &ms->qps[h & ((1U << ms->qp_hash_bits) - 1)];
 }

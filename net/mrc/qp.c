@@ -364,8 +364,10 @@ static bool mrc_qp_evict_before(bool da, unsigned long la, bool db,
  * first in mrc_qp_evict_before() order: a real peer in the middle of a
  * transfer is recent (its duplicates, which anyone could replay, do not
  * count), a forged source that sent a first packet and nothing since is
- * not, and a new real peer is never refused because forgeries came
- * first.
+ * not, and a new real peer is not refused because forgeries came first.
+ * But a table sized for far more QPs than it holds (the namespace's
+ * table full, or net.mrc.max_qps lowered since the socket opened) may
+ * show the sample none, and the new peer is refused (it retries).
  */
 static struct mrc_qp *mrc_qp_evict_one(struct mrc_sock *ms)
 {
