@@ -41,21 +41,34 @@
 # The module's counters say how many of each were open when sampled,
 # and are checked.  Messages in flight (SO_SNDBUF 64 KiB, doubled: at
 # most 256 KiB, an idle QP's first message let past it) are counted in
-# both.
+# both runs: they cancel out of a QP's figure, and add 256 KiB / N at
+# most to a state's.
 #
 # Sourced by run.sh; bench_scale leaves $BENCH_DIR/scale.json.
 #
 #   BENCH_T          seconds of each rate run (default 8, QUICK=1: 4)
 #   BENCH_R          repetitions (default 3, QUICK=1: 1)
 #   BENCH_SCALE_N    destination counts (default "1 10 100 1000 10000",
-#                    QUICK=1: "1 100 10000"), 10,000 at most
-#   BENCH_SCALE_MEM  destinations of the memory runs (default 6000; two
-#                    QPs each must fit a namespace's 16,384)
+#                    QUICK=1: "1 10000"), 10,000 at most
+#   BENCH_SCALE_MEM  destinations of the memory runs (default 6000,
+#                    QUICK=1: 3000; two QPs each must fit a namespace's
+#                    16,384)
 
 FANOUT=${FANOUT:-$BENCH_TOP/tools/bench/fanout}
+# The sinks running, for bench_scale_sinks_kill at exit.
+SCALE_SINKS=()
 SCALE_DST=10.8.0.0
 SCALE_MAX=10000
 SCALE_PORT=7000
+
+# bench_scale_sinks_kill: on an exit before the sinks were stopped.
+bench_scale_sinks_kill() {
+	local s
+
+	for s in "${SCALE_SINKS[@]}"; do
+		kill "$s" 2>/dev/null
+	done
+}
 
 # bench_scale_fabric: C and S as above.
 bench_scale_fabric() {
@@ -97,6 +110,22 @@ bench_scale_idle() {
 	mrc_die "scale: queue pairs still open after 60 s ($q, $p)"
 }
 
+# bench_scale_mem_settled: bench_scale_mem once two readings a second
+# apart agree within 256 kB (the states of a run before are freed by RCU
+# callbacks, batched for up to 5 s after they close), or after 15 s.
+bench_scale_mem_settled() {
+	local a b i
+
+	a=$(bench_scale_mem)
+	for ((i = 0; i < 15; i++)); do
+		mrc_sleep 1
+		b=$(bench_scale_mem)
+		[ $((a - b)) -le 256 ] && [ $((b - a)) -le 256 ] && break
+		a=$b
+	done
+	echo "$b"
+}
+
 # bench_scale_mem: kB the kernel holds for itself (see above), the slab
 # caches' per-CPU and empty slabs given back first.
 bench_scale_mem() {
@@ -114,11 +143,11 @@ bench_scale_mem() {
 # "sample", mem_kb (the kernel's memory 2 s after the first pass, less
 # before it) and the queue pairs and states open at each end then.
 bench_scale_run() {
-	local name=$1 n=$2 k=$3 secs=$4 buf=$5 sample=${6:-} pid rc m0 m1=0
+	local name=$1 n=$2 k=$3 secs=$4 buf=$5 sample=${6:-} pid rc m0=0 m1=0
 	local cq=0 cp=0 sq=0 sp=0
 
 	bench_scale_idle
-	m0=$(bench_scale_mem)
+	[ -n "$sample" ] && m0=$(bench_scale_mem_settled)
 	: >"$T/fan.err"
 	ip netns exec "$C" "$FANOUT" send --first "$SCALE_DST" --count "$n" \
 		--ports "$k" --port "$SCALE_PORT" --seconds "$secs" \
@@ -136,13 +165,14 @@ bench_scale_run() {
 	rc=$MRC_WAIT_RC
 	[ -s "$T/fan.out" ] || echo null >"$T/fan.out"
 	bench_json "$BENCH_DIR/$name.json" --arg name "$name" --arg rc "$rc" \
+		--argjson n "$n" --argjson k "$k" \
 		--slurpfile f "$T/fan.out" --rawfile err "$T/fan.err" \
 		--argjson sample "$([ -n "$sample" ] && echo true || echo false)" \
 		--argjson mem $((m1 - m0)) --argjson cq "$cq" --argjson cp "$cp" \
 		--argjson sq "$sq" --argjson sp "$sp" '
 		($f[0] // {}) as $f |
 		{
-			name: $name, n: ($f.dests // null), k: ($f.ports // null),
+			name: $name, n: $n, k: $k,
 			first_s: $f.first_s, sent: ($f.sent // 0),
 			seconds: ($f.seconds // 0),
 			msgs_per_s: (if ($f.seconds // 0) > 0
@@ -159,12 +189,15 @@ bench_scale_run() {
 
 bench_scale() {
 	local t=${BENCH_T:-8} reps=${BENCH_R:-3} ns=${BENCH_SCALE_N:-} r n
-	local mem_n=${BENCH_SCALE_MEM:-6000} old sinks=() p s sent
+	local mem_n=${BENCH_SCALE_MEM:-} old p s sent
 	local dump=$MRC_DUMP_NS
 
+	# QUICK=1: the two ends of the range, the memory at half the size
+	# (each run waits for the last one's QPs to close, ~10 s).
 	[ "${QUICK:-0}" = 1 ] && t=${BENCH_T:-4} reps=${BENCH_R:-1} \
-		ns=${ns:-1 100 10000}
+		ns=${ns:-1 10000} mem_n=${mem_n:-3000}
 	ns=${ns:-1 10 100 1000 10000}
+	mem_n=${mem_n:-6000}
 	for n in $ns $mem_n; do
 		if [ "$n" -lt 1 ] || [ "$n" -gt $SCALE_MAX ]; then
 			mrc_die "scale: $n destinations: 1 to $SCALE_MAX"
@@ -175,6 +208,7 @@ bench_scale() {
 	[ -x "$FANOUT" ] || mrc_die "no $FANOUT: make -C tools/bench"
 	old=$(sysctl -n net.mrc.max_qps) || mrc_die "no net.mrc.max_qps"
 	mrc_at_exit "sysctl -qw net.mrc.max_qps=$old"
+	mrc_at_exit bench_scale_sinks_kill
 	sysctl -qw net.mrc.max_qps=16384 || mrc_die "cannot set net.mrc.max_qps"
 	bench_scale_fabric
 	bench_say "scale: one socket to N = ${ns// /, } destinations" \
@@ -184,8 +218,7 @@ bench_scale() {
 		ip netns exec "$S" "$FANOUT" sink --port $((SCALE_PORT + p)) \
 			--buf 16777216 --timeout 3600 >"$T/sink$p.out" \
 			2>"$T/sink$p.err" &
-		sinks+=($!)
-		mrc_at_exit "kill ${sinks[-1]} 2>/dev/null"
+		SCALE_SINKS+=($!)
 		mrc_wait_line "$T/sink$p.err" listening ||
 			mrc_die "scale: the sink on $((SCALE_PORT + p)) did not start"
 	done
@@ -221,10 +254,11 @@ bench_scale() {
 	done
 	# Every message sent, delivered once and intact.
 	bench_scale_idle
-	for s in "${sinks[@]}"; do
+	for s in "${SCALE_SINKS[@]}"; do
 		kill -TERM "$s" 2>/dev/null
 		mrc_wait_pid "$s" 30 || mrc_kill_pid "$s"
 	done
+	SCALE_SINKS=()
 	sent=$(jq -s 'map(.sent + .n * .k) | add' \
 		"$BENCH_DIR"/scale-{warm,rate,mem}-*.json)
 	sysctl -qw net.mrc.max_qps="$old"
