@@ -13,7 +13,7 @@
 #   tools/bench/bench.sh [BENCHMARK...]
 #
 # QUICK=1 takes one repetition of shorter runs (about 10 minutes in all
-# under TCG; the whole set about 35).  Any BENCH_* variable is passed to
+# under TCG; the whole set about 49).  Any BENCH_* variable is passed to
 # the VM (tools/bench/*.sh list them).  BENCH_NOTE adds a line to the
 # results, e.g. what else the machine was doing.  No benchmark passes or
 # fails: the exit status is 0 unless the VM or the setup broke.
