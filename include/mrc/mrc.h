@@ -667,6 +667,12 @@ static inline struct sock *mrc_to_sk(struct mrc_sock *ms)
 	return &ms->inet.sk;
 }
 
+/* How many buckets a socket's QP table has. */
+static inline u32 mrc_sock_qp_buckets(const struct mrc_sock *ms)
+{
+	return 1U << ms->qp_hash_bits;
+}
+
 /* The bucket of a socket's QP table for a remote address and port,
  * keyed as the peer table is (mrc_net.peer_key): a remote end picks no
  * bucket.  The local address is not hashed (a send from a socket bound
@@ -687,7 +693,7 @@ mrc_sock_qp_bucket(const struct mrc_sock *ms, const struct in6_addr *addr,
 	static_assert(sizeof(k) == sizeof(struct in6_addr) + sizeof(u32));
 	h = siphash(&k, sizeof(k), &ms->mn->peer_key);
 
-	return &ms->qps[h & ((1U << ms->qp_hash_bits) - 1)];
+	return &ms->qps[h & (mrc_sock_qp_buckets(ms) - 1)];
 }
 
 extern unsigned int mrc_net_id;

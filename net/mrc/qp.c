@@ -29,6 +29,19 @@ static bool mrc_qp_match(const struct mrc_qp *qp, const struct mrc_local *l,
 	       mrc_local_match(&qp->local, l);
 }
 
+/* mrc_qp_lookup() in @bucket, the key's (mrc_sock_qp_bucket()). */
+static struct mrc_qp *mrc_qp_lookup_in(struct hlist_head *bucket,
+				       const struct mrc_local *l,
+				       const struct in6_addr *addr, u16 port)
+{
+	struct mrc_qp *qp;
+
+	hlist_for_each_entry_rcu(qp, bucket, node)
+		if (mrc_qp_match(qp, l, addr, port) && !READ_ONCE(qp->dead))
+			return qp;
+	return NULL;
+}
+
 /**
  * mrc_qp_lookup() - find a socket's queue pair to a remote socket
  * @ms: the socket
@@ -45,12 +58,8 @@ static bool mrc_qp_match(const struct mrc_qp *qp, const struct mrc_local *l,
 struct mrc_qp *mrc_qp_lookup(struct mrc_sock *ms, const struct mrc_local *l,
 			     const struct in6_addr *addr, u16 port)
 {
-	struct mrc_qp *qp;
-
-	hlist_for_each_entry_rcu(qp, mrc_sock_qp_bucket(ms, addr, port), node)
-		if (mrc_qp_match(qp, l, addr, port) && !READ_ONCE(qp->dead))
-			return qp;
-	return NULL;
+	return mrc_qp_lookup_in(mrc_sock_qp_bucket(ms, addr, port), l, addr,
+				port);
 }
 
 /* The local address a QP that @l leaves open sends from: the source the
@@ -371,7 +380,7 @@ static bool mrc_qp_evict_before(bool da, unsigned long la, bool db,
  */
 static struct mrc_qp *mrc_qp_evict_one(struct mrc_sock *ms)
 {
-	u32 nb = 1U << ms->qp_hash_bits, start = get_random_u32_below(nb), b;
+	u32 nb = mrc_sock_qp_buckets(ms), start = get_random_u32_below(nb), b;
 	struct mrc_qp *qp, *victim = NULL;
 	unsigned long vlast = 0;
 	bool vdel = false;
@@ -445,11 +454,14 @@ static struct mrc_qp *mrc_qp_open(struct mrc_sock *ms,
 {
 	struct mrc_qp *qp, *new, *victim = NULL;
 	struct mrc_net *mn = ms->mn;
+	struct hlist_head *bucket;
 	void *old;
 	int ret;
 
+	/* One hash for the lookups and the insertion below. */
+	bucket = mrc_sock_qp_bucket(ms, addr, port);
 	rcu_read_lock();
-	qp = mrc_qp_lookup(ms, l, addr, port);
+	qp = mrc_qp_lookup_in(bucket, l, addr, port);
 	if (qp && refcount_inc_not_zero(&qp->ref)) {
 		rcu_read_unlock();
 		return qp;
@@ -485,7 +497,7 @@ static struct mrc_qp *mrc_qp_open(struct mrc_sock *ms,
 	/* By the key asked for: a sender that left the address open takes
 	 * one another opened meanwhile at whichever address.
 	 */
-	hlist_for_each_entry(qp, mrc_sock_qp_bucket(ms, addr, port), node) {
+	hlist_for_each_entry(qp, bucket, node) {
 		if (mrc_qp_match(qp, l, addr, port) &&
 		    !READ_ONCE(qp->dead) && refcount_inc_not_zero(&qp->ref)) {
 			spin_unlock_bh(&ms->lock);
@@ -513,7 +525,7 @@ static struct mrc_qp *mrc_qp_open(struct mrc_sock *ms,
 	new->udp_sport = mrc_qp_pick_sport(new, READ_ONCE(ms->udp_sport));
 	sock_hold(mrc_to_sk(ms));
 	ms->nr_qps++;
-	hlist_add_head_rcu(&new->node, mrc_sock_qp_bucket(ms, addr, port));
+	hlist_add_head_rcu(&new->node, bucket);
 
 	spin_lock(&mn->qp_lock);
 	/* Into its reserved slot: this allocates nothing, cannot fail. */
@@ -742,7 +754,7 @@ bool mrc_qp_kill(struct mrc_qp *qp, bool if_idle)
  */
 void mrc_qp_close_all(struct mrc_sock *ms)
 {
-	u32 nb = 1U << ms->qp_hash_bits, bkt = 0;
+	u32 nb = mrc_sock_qp_buckets(ms), bkt = 0;
 	struct mrc_qp *qp;
 
 	for (;;) {

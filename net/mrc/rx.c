@@ -1262,7 +1262,7 @@ static void mrc_qp_rx_room(struct mrc_qp *qp)
  */
 void mrc_sock_rx_room(struct mrc_sock *ms)
 {
-	u32 bkt, nb = 1U << ms->qp_hash_bits;
+	u32 bkt, nb = mrc_sock_qp_buckets(ms);
 	struct mrc_qp *qp;
 
 	if (!atomic_xchg(&ms->rx_starved, 0))

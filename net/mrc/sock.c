@@ -1308,7 +1308,7 @@ static int mrc_sk_init(struct sock *sk)
 	ms->mn = mrc_net(sock_net(sk));
 	ms->qp_hash_bits = mrc_qp_hash_bits();
 	/* Empty buckets are zeroes. */
-	ms->qps = kvcalloc(1U << ms->qp_hash_bits, sizeof(*ms->qps),
+	ms->qps = kvcalloc(mrc_sock_qp_buckets(ms), sizeof(*ms->qps),
 			   GFP_KERNEL_ACCOUNT);
 	if (!ms->qps)
 		return -ENOBUFS;
