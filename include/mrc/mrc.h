@@ -472,6 +472,11 @@ struct mrc_qp {
 	bool rx_starved;	/* dropped data for room: owes a window update */
 	bool peer_starved;	/* the peer dropped ours for room: wait */
 	u32 starved_psn;	/* ... from this PSN on */
+	/* When an acknowledgment last said the peer had room (ktime ns,
+	 * the clock of mrc_tx_pkt.tx_ns): a "no buffer" NACK of a
+	 * transmission sent before then may have been overtaken by it.
+	 */
+	u64 room_ns;
 	struct sk_buff_head xq;	/* built, to be sent in order */
 	unsigned long last_tx;	/* jiffies */
 	unsigned long last_rx;

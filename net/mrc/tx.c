@@ -1296,11 +1296,17 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 			struct mrc_tx_pkt *e = mrc_txp(qp, h->psn);
 
 			/* Only for what is still in flight: a late NACK must
-			 * not stop a QP that has since moved on.
+			 * not stop a QP that has since moved on.  Nor one
+			 * for a transmission sent before the peer last said
+			 * it had room: the NACK may be older than that
+			 * window update, which overtook it (by another path,
+			 * or another CPU's backlog), and no other would
+			 * come.  If the refusal is newer, the resend below
+			 * is refused again, and that NACK stops the QP.
 			 */
-			if (starved && (!qp->peer_starved ||
-					mrc_psn_sdiff(h->psn,
-						      qp->starved_psn) < 0)) {
+			if (starved && e->tx_ns >= qp->room_ns &&
+			    (!qp->peer_starved ||
+			     mrc_psn_sdiff(h->psn, qp->starved_psn) < 0)) {
 				qp->peer_starved = true;
 				qp->starved_psn = h->psn;
 			}
@@ -1332,8 +1338,10 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 	 * it is a late one (or forged), from before snd_una.
 	 */
 	if (h->opcode == MRC_OP_ACK &&
-	    mrc_psn_sdiff(mrc_psn_add(h->psn, 1), qp->snd_una) >= 0)
+	    mrc_psn_sdiff(mrc_psn_add(h->psn, 1), qp->snd_una) >= 0) {
 		qp->peer_starved = false;
+		qp->room_ns = ktime_get_ns();
+	}
 
 	/* A SACK the receiver's timer sent drew no packet: no RTT sample.
 	 * Otherwise, samples as before coalescing: from the last PSN the
@@ -1378,6 +1386,7 @@ void mrc_qp_rx_ack(struct mrc_qp *qp, const struct mrc_ack_hdr *h,
 				mrc_probe_arm(qp->mn);
 		}
 		qp->peer_starved = false;
+		qp->room_ns = ktime_get_ns();
 		qp->feedback = true;
 		if (mrc_psn_sdiff(qp->high_sacked, cum_next) < 0)
 			qp->high_sacked = cum_next;
