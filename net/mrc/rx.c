@@ -1288,6 +1288,19 @@ int mrc_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 	struct mrc_net *mn = rcu_dereference_sk_user_data(sk);
 
 	if (unlikely(!mn)) {
+		/* The socket closes: udp_tunnel_sock_release() cleared its
+		 * data and waits a grace period (seconds on a loaded
+		 * debug kernel) before unhashing it, while packets go on
+		 * arriving.  No mrc socket is left in the namespace to
+		 * take them; counted as for none bound, in the namespace's
+		 * state, which outlives its UDP sockets (mrc_net_exit_batch()
+		 * frees it a grace period after closing them).
+		 */
+		mn = mrc_net(sock_net(sk));
+		mrc_stat_inc(mn, MRC_STAT_RX_PACKETS);
+		mrc_stat_add(mn, MRC_STAT_RX_BYTES,
+			     skb->len - sizeof(struct udphdr));
+		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
 		kfree_skb_reason(skb, SKB_DROP_REASON_NO_SOCKET);
 		return 0;
 	}

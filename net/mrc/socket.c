@@ -7,6 +7,7 @@
 #include <linux/icmpv6.h>
 #include <linux/in.h>
 #include <linux/in6.h>
+#include <net/udp.h>
 #include <net/udp_tunnel.h>
 
 #include <mrc/mrc.h>
@@ -133,6 +134,32 @@ static void mrc_udp_encap_err_rcv(struct sock *sk, struct sk_buff *skb,
 }
 #endif
 
+/* The socket received from its bind() to the setting of its hook as any
+ * UDP socket does: into its queue, which nothing reads.  What came then
+ * is taken off it, UDP's memory released as a read releases it, counted
+ * as delivered (UDP's InDatagrams, as a read counts it) and as a packet
+ * mrc took without a queue pair (rx_drop_no_qp, as one a moment earlier,
+ * to no port, would have been refused), and freed: its sender resends.
+ */
+static void mrc_socket_drain(struct mrc_net *mn, struct sock *sk)
+{
+	struct sk_buff *skb;
+	int err;
+
+	while ((skb = skb_recv_udp(sk, MSG_DONTWAIT, &err))) {
+#if IS_ENABLED(CONFIG_IPV6)
+		if (sk->sk_family == AF_INET6)
+			UDP6_INC_STATS(mn->net, UDP_MIB_INDATAGRAMS, 0);
+		else
+#endif
+			UDP_INC_STATS(mn->net, UDP_MIB_INDATAGRAMS, 0);
+		mrc_stat_inc(mn, MRC_STAT_RX_PACKETS);
+		mrc_stat_add(mn, MRC_STAT_RX_BYTES, skb->len);
+		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
+		kfree_skb_reason(skb, SKB_DROP_REASON_NO_SOCKET);
+	}
+}
+
 static int mrc_socket_open(struct net *net, struct mrc_net *mn, int family,
 			   struct socket **sockp)
 {
@@ -164,6 +191,7 @@ static int mrc_socket_open(struct net *net, struct mrc_net *mn, int family,
 		return ret;
 
 	setup_udp_tunnel_sock(net, sock, &tcfg);
+	mrc_socket_drain(mn, sock->sk);
 	*sockp = sock;
 	return 0;
 }
