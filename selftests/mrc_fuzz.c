@@ -4,12 +4,15 @@
  *
  *   mrc_fuzz [-s SEED] [-n COUNT] [-t SECONDS] [-b BATCH] [-u UDPPORT]
  *            [-i IFNAME] [-w MS] [-P PORT]... [-V PORT]... [-k PORT]
- *            [-r RATE] [-d] ADDRESS
+ *            [-r RATE] [-I NETNS:IFNAME] [-D] [-d] ADDRESS
  *
  * Sends COUNT (default 1000000) UDP datagrams to ADDRESS port 4791 from
  * UDP port UDPPORT (default 4792), BATCH (default 32) to a sendmmsg(),
  * at most RATE a second if given (a flood at full speed takes the whole
  * of a single CPU, where RCU's grace periods then wait for minutes).
+ * With -D, slower whenever IFNAME's tx_dropped grows: the peer's end of
+ * a veth refused what its receive backlog could not hold, which mrc
+ * then never saw (see drops_pace()).
  * Each starts as a valid packet of one of six types (data, ACK, SACK,
  * NACK, probe, probe response) built with include/mrc/wire.h, tagged as
  * mrc sends every packet (include/mrc/tag.h): an ITETH, the sender's
@@ -37,7 +40,11 @@
  *     ports, epoch, PSNs and tags (a data packet carries its sender's tag
  *     and echoes its receiver's; an acknowledgment carries the receiver's
  *     and echoes the sender's), so that mutations land in live QPs'
- *     windows and not only on the refusal path.  Directions of a port
+ *     windows and not only on the refusal path.  With -I NETNS:IFNAME,
+ *     the peer's end of the link (the namespace's name for ip netns)
+ *     is read too, and both ends see only what they receive: what the
+ *     peer's end receives is what this end sent, and the kernel copies
+ *     none of the packets sent for the readers.  Directions of a port
  *     given with -V (a victim) are fuzzed with their live epoch, PSNs and
  *     tags most of the time, so that what is mutated passes the tag check
  *     and reaches the window, and with wrong tags otherwise (one claiming
@@ -76,6 +83,7 @@
 #include <fcntl.h>
 #include <net/if.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,7 +353,10 @@ static void sink_note(const __u8 *p)
 	       a.tag);
 }
 
-static int sniff_fd = -1;
+/* The packet sockets: [0] on our end of the link; [1], with -I, on the
+ * peer's end, in its namespace, where what it receives is what we sent.
+ */
+static int sniff_fd[2] = { -1, -1 };
 static __u16 own_udp_port;
 
 /* One mrc packet seen on the wire (an IPv4 packet, headers at least). */
@@ -394,7 +405,7 @@ static void sniff_one(const __u8 *ip, size_t len, int outgoing)
 	}
 }
 
-static void sniff_drain(void)
+static void sniff_drain_one(int k)
 {
 	static __u8 buf[64][128];
 	struct sockaddr_ll sll[64];
@@ -402,7 +413,7 @@ static void sniff_drain(void)
 	struct iovec iov[64];
 	int i, n, r;
 
-	for (r = 0; sniff_fd >= 0 && r < 8; r++) {
+	for (r = 0; sniff_fd[k] >= 0 && r < 8; r++) {
 		memset(mm, 0, sizeof(mm));
 		for (i = 0; i < 64; i++) {
 			iov[i].iov_base = buf[i];
@@ -412,16 +423,31 @@ static void sniff_drain(void)
 			mm[i].msg_hdr.msg_name = &sll[i];
 			mm[i].msg_hdr.msg_namelen = sizeof(sll[i]);
 		}
-		n = recvmmsg(sniff_fd, mm, 64, MSG_DONTWAIT, NULL);
+		n = recvmmsg(sniff_fd[k], mm, 64, MSG_DONTWAIT, NULL);
+		/* What the peer's end received, we sent. */
 		for (i = 0; i < n; i++)
-			sniff_one(buf[i], mm[i].msg_len,
+			sniff_one(buf[i], mm[i].msg_len, k ||
 				  sll[i].sll_pkttype == PACKET_OUTGOING);
 		if (n < 64)
 			return;
 	}
 }
 
-static int sniff_open(const char *ifname)
+static void sniff_drain(void)
+{
+	sniff_drain_one(0);
+	sniff_drain_one(1);
+}
+
+/*
+ * A packet socket on @ifname, the filter below on it, into *@fd.  With
+ * @in_only, it sees what the interface receives alone
+ * (PACKET_IGNORE_OUTGOING): the kernel then clones nothing for it on
+ * transmission, where a tap of every protocol costs an allocation for
+ * each packet sent, the fuzzer's own included (a third of the fuzzer's
+ * time on the debug kernel, whose every allocation records a stack).
+ */
+static int sniff_open(const char *ifname, int in_only, int *fd)
 {
 	/*
 	 * In the kernel, before anything is queued: IPv4, UDP, not a
@@ -460,19 +486,109 @@ static int sniff_open(const char *ifname)
 	struct sock_fprog prog = { ARRAY_SIZE(code), code };
 	struct sockaddr_ll sll = { 0 };
 
+	int one = 1;
+
 	/* ETH_P_ALL: only taps of every protocol see what goes out. */
-	sniff_fd = socket(AF_PACKET, SOCK_DGRAM, htons(ETH_P_ALL));
-	if (sniff_fd < 0)
+	*fd = socket(AF_PACKET, SOCK_DGRAM, htons(ETH_P_ALL));
+	if (*fd < 0)
 		return -1;
 	sll.sll_family = AF_PACKET;
 	sll.sll_protocol = htons(ETH_P_ALL);
 	sll.sll_ifindex = if_nametoindex(ifname);
 	if (!sll.sll_ifindex ||
-	    setsockopt(sniff_fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
+	    (in_only &&
+	     setsockopt(*fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one,
+			sizeof(one))) ||
+	    setsockopt(*fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog,
 		       sizeof(prog)) ||
-	    bind(sniff_fd, (struct sockaddr *)&sll, sizeof(sll)))
+	    bind(*fd, (struct sockaddr *)&sll, sizeof(sll)))
 		return -1;
 	return 0;
+}
+
+/*
+ * -I NETNS:IFNAME: the sniffer on the peer's end of the link, in its
+ * namespace (ip netns's name), opened there and kept from here: what it
+ * receives is what this end sent.  Both sockets then see received
+ * packets alone.
+ */
+static int sniff_open_peer(const char *spec)
+{
+	char path[256], ifname[IF_NAMESIZE];
+	const char *colon = strchr(spec, ':');
+	int here, there, ret;
+
+	if (!colon || colon == spec || !colon[1] ||
+	    strlen(colon + 1) >= IF_NAMESIZE ||
+	    snprintf(path, sizeof(path), "/run/netns/%.*s",
+		     (int)(colon - spec), spec) >= (int)sizeof(path)) {
+		errno = EINVAL;
+		return -1;
+	}
+	strcpy(ifname, colon + 1);
+	here = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	there = open(path, O_RDONLY | O_CLOEXEC);
+	if (here < 0 || there < 0 || setns(there, CLONE_NEWNET)) {
+		ret = -1;
+		goto out;
+	}
+	ret = sniff_open(ifname, 1, &sniff_fd[1]);
+	if (setns(here, CLONE_NEWNET)) {
+		perror("mrc_fuzz: back to our namespace");
+		exit(1);
+	}
+out:
+	if (here >= 0)
+		close(here);
+	if (there >= 0)
+		close(there);
+	return ret;
+}
+
+/* --- pacing by the link's drops --------------------------------------- */
+
+/*
+ * -D: the interface's tx_dropped (sysfs: the namespace's own under ip
+ * netns exec), where a veth counts what the peer's receive backlog
+ * refused.  A flood faster than the receiving end's softirqs take it
+ * (on a loaded debug kernel they run in ksoftirqd, beside the fuzzers)
+ * is dropped there, before mrc sees it; the fuzzer slows down instead,
+ * so that what it sends reaches mrc.
+ */
+static int drops_fd = -1;
+static unsigned long long drops_last, drops_total;
+
+static unsigned long long drops_read(void)
+{
+	char b[32];
+	ssize_t n;
+
+	n = pread(drops_fd, b, sizeof(b) - 1, 0);
+	if (n <= 0)
+		return drops_last;
+	b[n] = 0;
+	return strtoull(b, NULL, 10);
+}
+
+/* After a batch: the pause before the next, in microseconds. */
+static unsigned long drops_pace(unsigned long pause_us)
+{
+	unsigned long long d;
+
+	if (drops_fd < 0)
+		return 0;
+	d = drops_read();
+	if (d != drops_last) {
+		drops_total += d - drops_last;
+		drops_last = d;
+		/* Refused: back off, doubling up to 50 ms a batch. */
+		return pause_us ? (pause_us * 2 > 50000 ? 50000 : pause_us * 2)
+				: 500;
+	}
+	/* Taken: a little faster each batch. */
+	if (pause_us < 16)
+		return pause_us ? pause_us - 1 : 0;
+	return pause_us - pause_us / 16;
 }
 
 /* --- packets ---------------------------------------------------------- */
@@ -1172,7 +1288,8 @@ static void usage(void)
 	fprintf(stderr,
 		"Usage: mrc_fuzz [-s SEED] [-n COUNT] [-t SECONDS] [-b BATCH]\n"
 		"                [-u UDPPORT] [-i IFNAME] [-w MS] [-P PORT]...\n"
-		"                [-V PORT]... [-k PORT] [-r RATE] [-d] ADDRESS\n");
+		"                [-V PORT]... [-k PORT] [-r RATE]\n"
+		"                [-I NETNS:IFNAME] [-D] [-d] ADDRESS\n");
 	exit(2);
 }
 
@@ -1192,14 +1309,15 @@ int main(int argc, char **argv)
 	unsigned long long seed = 0;
 	__u64 digest = 0xcbf29ce484222325ULL;
 	struct sockaddr_storage ss = { 0 };
-	const char *ifname = NULL;
-	int opt, fd = -1, dry = 0, have_seed = 0;
+	const char *ifname = NULL, *peer = NULL;
+	int opt, fd = -1, dry = 0, have_seed = 0, by_drops = 0;
+	unsigned long pause_us = 0;
 	socklen_t sslen;
 	double t0, end;
 	unsigned int i, j;
 
 	own_udp_port = 4792;
-	while ((opt = getopt(argc, argv, "s:n:t:b:u:i:w:P:V:k:r:d")) != -1) {
+	while ((opt = getopt(argc, argv, "s:n:t:b:u:i:w:P:V:k:r:I:Dd")) != -1) {
 		switch (opt) {
 		case 's':
 			seed = strtoull(optarg, NULL, 0);
@@ -1241,6 +1359,12 @@ int main(int argc, char **argv)
 		case 'r':
 			rate = num(optarg, 100000000, "rate");
 			break;
+		case 'I':
+			peer = optarg;
+			break;
+		case 'D':
+			by_drops = 1;
+			break;
 		case 'd':
 			dry = 1;
 			break;
@@ -1248,7 +1372,7 @@ int main(int argc, char **argv)
 			usage();
 		}
 	}
-	if (optind != argc - 1)
+	if (optind != argc - 1 || ((peer || by_drops) && !ifname))
 		usage();
 	if (!have_seed)
 		seed = (unsigned long long)time(NULL) ^ getpid();
@@ -1290,18 +1414,39 @@ int main(int argc, char **argv)
 			perror("mrc_fuzz: UDP socket");
 			return 1;
 		}
-		if (ifname && sniff_open(ifname)) {
+		if (ifname && sniff_open(ifname, !!peer, &sniff_fd[0])) {
 			fprintf(stderr, "mrc_fuzz: packet socket on %s: %s\n",
 				ifname, strerror(errno));
 			return 1;
 		}
+		if (peer && sniff_open_peer(peer)) {
+			fprintf(stderr, "mrc_fuzz: packet socket on %s: %s\n",
+				peer, strerror(errno));
+			return 1;
+		}
+		if (by_drops) {
+			char path[64 + IF_NAMESIZE];
+
+			snprintf(path, sizeof(path),
+				 "/sys/class/net/%s/statistics/tx_dropped",
+				 ifname);
+			drops_fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (drops_fd < 0) {
+				fprintf(stderr, "mrc_fuzz: %s: %s\n", path,
+					strerror(errno));
+				return 1;
+			}
+			drops_last = drops_read();
+		}
 	}
 	/* Learn the live directions first, for up to @warm ms. */
 	t0 = now_s();
-	while (sniff_fd >= 0 && now_s() - t0 < warm / 1000.0) {
-		struct pollfd pf = { sniff_fd, POLLIN, 0 };
+	while (sniff_fd[0] >= 0 && now_s() - t0 < warm / 1000.0) {
+		struct pollfd pf[2] = {
+			{ sniff_fd[0], POLLIN, 0 }, { sniff_fd[1], POLLIN, 0 },
+		};
 
-		poll(&pf, 1, 50);
+		poll(pf, 2, 50);
 		sniff_drain();
 		if (nr_dirs >= 2 * (nr_prot + nr_victim) &&
 		    now_s() - t0 > 0.5)
@@ -1385,6 +1530,15 @@ int main(int argc, char **argv)
 			}
 		}
 		sent += nb;
+		pause_us = drops_pace(pause_us);
+		if (pause_us && !dry) {
+			struct timespec ts = {
+				.tv_sec = pause_us / 1000000,
+				.tv_nsec = (long)(pause_us % 1000000) * 1000,
+			};
+
+			nanosleep(&ts, NULL);
+		}
 		/* Paced: the next batch when the rate allows it. */
 		if (rate && !dry) {
 			double wait = t0 + (double)sent / rate - now_s();
@@ -1408,6 +1562,8 @@ out:
 	for (i = 0; i < NR_G; i++)
 		printf(" %s %lu", gname[i], by_g[i]);
 	printf("\nmutated %lu, protected fix-ups %lu\n", mutated, fixed);
+	if (drops_fd >= 0)
+		printf("dropped on the way %llu\n", drops_total);
 	for (i = 0; i < nr_dirs; i++)
 		printf("direction %s %u -> %u epoch 0x%04x hi_psn %u ack_psn %u tags 0x%08x 0x%08x%s\n",
 		       dirs[i].local ? "outgoing" : "incoming", dirs[i].sport,
