@@ -24,9 +24,9 @@
 #    run a shorter set (4 spines: the rotation's evenness, spines and
 #    values, a state renewed, spraying none; a spine failed silently and
 #    by link down, probes at the period, values back); mrc_fuzz.sh
-#    fuzzes 15,000 packets, not 1,000,000 (about 300 a second get
-#    through there), paces its soak's fuzzers and runs 6 cycles of
-#    each soak, not 20: see Documentation/testing.rst.
+#    fuzzes its 1,000,000 packets with the transfers beside them at
+#    nice 19 (about 2,000 a second get through there) and paces its
+#    soak's fuzzers: see Documentation/testing.rst.
 # Ends with every failure and skip, with its reason, and "N passed, N
 # failed, N skipped" unless MRC_CHECK_NESTED is set, as when make check
 # calls it and prints the summary itself.
@@ -114,8 +114,8 @@ else
 fi
 # The VM starts its command with an empty environment: set it there,
 # with the fuzzer's knobs if given (MRC_FUZZ_PACKETS=100000
-# tools/check-debug.sh mrc_fuzz.sh; a million would outlast the
-# runner's 1,200 s a test there: see Documentation/testing.rst).
+# tools/check-debug.sh mrc_fuzz.sh for a shorter run: see
+# Documentation/testing.rst).
 knobs=
 for v in MRC_FUZZ_PACKETS MRC_FUZZ_SECONDS MRC_FUZZ_SOAK \
 	 MRC_FUZZ_SOAK_RATE MRC_FUZZ_SEED MRC_FUZZ_SLAB_KB; do
