@@ -551,8 +551,17 @@ static void summary(struct client *c)
 	const struct opts *o = c->o;
 	uint64_t bytes = c->messages * o->size;
 	double secs = 0, mbps = 0, rate = 0;
+	uint64_t lo = UINT64_MAX, hi = 0;
 	double p50, p90, p99, max;
+	unsigned int i;
 
+	/* How evenly the sockets fared: a peer's fairness between them. */
+	for (i = 0; i < o->sockets; i++) {
+		if (c->socks[i].acked < lo)
+			lo = c->socks[i].acked;
+		if (c->socks[i].acked > hi)
+			hi = c->socks[i].acked;
+	}
 	if (c->messages && c->t_last > c->t_first)
 		secs = (c->t_last - c->t_first) / 1e9;
 	if (secs > 0) {
@@ -566,11 +575,12 @@ static void summary(struct client *c)
 	p99 = pct_us(c, 99);
 	max = pct_us(c, 100);
 	if (o->json) {
-		printf("{\"proto\":\"%s\",\"size\":%llu,\"messages\":%llu,\"bytes\":%llu,\"seconds\":%.6f,\"goodput_mbps\":%.3f,\"msgs_per_sec\":%.1f,\"lat_us\":{\"p50\":%.1f,\"p90\":%.1f,\"p99\":%.1f,\"max\":%.1f},\"errors\":%llu}\n",
+		printf("{\"proto\":\"%s\",\"size\":%llu,\"messages\":%llu,\"bytes\":%llu,\"seconds\":%.6f,\"goodput_mbps\":%.3f,\"msgs_per_sec\":%.1f,\"lat_us\":{\"p50\":%.1f,\"p90\":%.1f,\"p99\":%.1f,\"max\":%.1f},\"errors\":%llu,\"socket_msgs\":{\"min\":%llu,\"max\":%llu}}\n",
 		       proto_name(o), (unsigned long long)o->size,
 		       (unsigned long long)c->messages,
 		       (unsigned long long)bytes, secs, mbps, rate,
-		       p50, p90, p99, max, (unsigned long long)c->errors);
+		       p50, p90, p99, max, (unsigned long long)c->errors,
+		       (unsigned long long)lo, (unsigned long long)hi);
 		return;
 	}
 	printf("%llu messages, %llu bytes in %.6f s: %.3f Mbit/s, %.1f msgs/s\n",
@@ -579,6 +589,9 @@ static void summary(struct client *c)
 	printf("latency (us): p50 %.1f, p90 %.1f, p99 %.1f, max %.1f\n",
 	       p50, p90, p99, max);
 	printf("verify errors: %llu\n", (unsigned long long)c->errors);
+	if (o->sockets > 1)
+		printf("messages a socket: min %llu, max %llu\n",
+		       (unsigned long long)lo, (unsigned long long)hi);
 }
 
 static uint64_t random_run(void)

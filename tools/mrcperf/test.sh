@@ -144,7 +144,8 @@ run()
 	*) bad "$desc: the client's output is not one JSON object"; return ;;
 	esac
 	for key in proto size messages bytes seconds goodput_mbps \
-		   msgs_per_sec lat_us p50 p90 p99 max errors; do
+		   msgs_per_sec lat_us p50 p90 p99 max errors socket_msgs \
+		   min; do
 		case $cj in *"\"$key\":"*) continue ;; esac
 		bad "$desc: no \"$key\" in the client's JSON"
 		return
