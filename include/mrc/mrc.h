@@ -774,6 +774,8 @@ void mrc_udp_put(struct mrc_net *mn);
 u64 mrc_udp_nr_open(struct mrc_net *mn);
 
 int mrc_udp_encap_recv(struct sock *sk, struct sk_buff *skb);
+void mrc_rx_no_socket(struct mrc_net *mn, struct sk_buff *skb,
+		      unsigned int len);
 
 /* What an ICMP error about a data packet mrc sent says of the peer. */
 enum mrc_icmp_kind {

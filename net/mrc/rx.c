@@ -1275,6 +1275,26 @@ void mrc_sock_rx_room(struct mrc_sock *ms)
 }
 
 /**
+ * mrc_rx_no_socket() - drop a datagram that came to a UDP/4791 socket
+ * outside its hook, and count it as for no mrc socket bound
+ * @mn: the namespace's mrc state
+ * @skb: the datagram, freed here
+ * @len: its UDP payload's length
+ *
+ * For what reached the socket while it closed (its hook's data cleared)
+ * or before its hook was set (mrc_socket_drain()): the namespace's
+ * counters take it as the hook would have, had no mrc socket been there.
+ */
+void mrc_rx_no_socket(struct mrc_net *mn, struct sk_buff *skb,
+		      unsigned int len)
+{
+	mrc_stat_inc(mn, MRC_STAT_RX_PACKETS);
+	mrc_stat_add(mn, MRC_STAT_RX_BYTES, len);
+	mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
+	kfree_skb_reason(skb, SKB_DROP_REASON_NO_SOCKET);
+}
+
+/**
  * mrc_udp_encap_recv() - UDP encap_rcv hook of the UDP/4791 sockets
  * @sk: the receiving socket
  * @skb: the packet, its data at the UDP header
@@ -1296,12 +1316,8 @@ int mrc_udp_encap_recv(struct sock *sk, struct sk_buff *skb)
 		 * state, which outlives its UDP sockets (mrc_net_exit_batch()
 		 * frees it a grace period after closing them).
 		 */
-		mn = mrc_net(sock_net(sk));
-		mrc_stat_inc(mn, MRC_STAT_RX_PACKETS);
-		mrc_stat_add(mn, MRC_STAT_RX_BYTES,
-			     skb->len - sizeof(struct udphdr));
-		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
-		kfree_skb_reason(skb, SKB_DROP_REASON_NO_SOCKET);
+		mrc_rx_no_socket(mrc_net(sock_net(sk)), skb,
+				 skb->len - sizeof(struct udphdr));
 		return 0;
 	}
 	mrc_rx(mn, sk, skb);

@@ -153,10 +153,8 @@ static void mrc_socket_drain(struct mrc_net *mn, struct sock *sk)
 		else
 #endif
 			UDP_INC_STATS(mn->net, UDP_MIB_INDATAGRAMS, 0);
-		mrc_stat_inc(mn, MRC_STAT_RX_PACKETS);
-		mrc_stat_add(mn, MRC_STAT_RX_BYTES, skb->len);
-		mrc_stat_inc(mn, MRC_STAT_RX_DROP_NO_QP);
-		kfree_skb_reason(skb, SKB_DROP_REASON_NO_SOCKET);
+		/* Queued by UDP, its header pulled. */
+		mrc_rx_no_socket(mn, skb, skb->len);
 	}
 }
 
