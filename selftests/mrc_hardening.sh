@@ -257,7 +257,8 @@ start_server
 # counted here is queue pairs, not how a reader's room is shared.  (At
 # the default, 208 KiB, a reader slower than 64 senders, as on the debug
 # kernel, is refused room to some, and the one let in least could wait
-# out its persist deadline: 1 run in about 10 there.)
+# out its persist deadline: once in eight runs there, over two
+# sessions.)
 ip netns exec "$C" "$MRCPERF" server -p 6300 -1 -j --rcvbuf 1m \
 	>"$T/rsrv.out" 2>"$T/rsrv.err" &
 RSRV=$!
