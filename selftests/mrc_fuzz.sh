@@ -200,23 +200,29 @@ qps() {
 		echo "?"
 }
 
-# quiet NS...: wait (30 s at most) until no queue pair is left in any NS
-# and their counters stop moving; 1 if they did not.
+# quiet NS...: wait (30 s at most) until no queue pair or spraying state
+# is left in any NS and none of their packet counters moved for a second;
+# 1 if that did not come.  All of them: the balance below reads A's
+# counters before B's, and a packet B sends in between (a spraying
+# state's probe, say, if one outlived its queue pairs) would be counted
+# sent by B and never taken by A.
 quiet() {
-	local t0 ns n prev='' now re='"[rt]x_packets":[0-9]+'
+	local t0 ns n prev="" now rx tx peers
+	local f='"\(.rx_packets) \(.tx_packets) \(.peer_opened - .peer_closed)"'
 
 	t0=$(mrc_now_ms)
 	while [ $(($(mrc_now_ms) - t0)) -lt 30000 ]; do
 		now=
 		for ns in "$@"; do
 			n=$(qps "$ns")
-			[[ $(mrc_stats_json -n "$ns") =~ $re ]]
-			now+=" $n ${BASH_REMATCH[0]}"
-			[ "$n" = 0 ] || now+=" busy"
+			read -r rx tx peers < <(mrc_stats_json -n "$ns" |
+				jq -r "$f" 2>/dev/null)
+			now+=" $n $rx $tx"
+			[ "$n" = 0 ] && [ "${peers:-}" = 0 ] || now+=" busy"
 		done
 		[[ $now != *busy* ]] && [ "$now" = "$prev" ] && return 0
 		prev=$now
-		mrc_sleep 0.5
+		mrc_sleep 1
 	done
 	return 1
 }
@@ -401,7 +407,7 @@ else
 fi
 mrc_log "# victim runs: $(wc -l <"$T/victim.runs" 2>/dev/null)"
 
-quiet "$A" "$B" || mrc_fail "queue pairs still open 30 s after the end" \
+quiet "$A" "$B" || mrc_fail "queue pairs or spraying states still open, or packets moving, 30 s after the end" \
 	"A: $(qps "$A"), B: $(qps "$B")"
 counters "$A" "$MRC_VETH_A" AA
 counters "$B" "$MRC_VETH_B" BA
