@@ -158,10 +158,10 @@ selftests_vm() {
 }
 
 # Unless tests are named: mrc_fuzz.sh in a VM of its own, after the
-# others in one.  It takes 16 to 25 minutes here (its million packets
-# and soaks), the others about half an hour: in one VM they came to the
-# runner's limit of 3,000 s (CI's run of 4de056c was killed there), and
-# a hang in one VM no longer loses the other's results.
+# others in one.  It took 16 to over 19 minutes here (its million
+# packets and soaks), the others 36 (session 23): in one VM they came
+# to the runner's limit of 3,000 s (CI's run of 4de056c was killed
+# there), and a hang in one VM no longer loses the other's results.
 if [ -z "${*:-}" ]; then
 	rest=$(tr ' ' '\n' <<<"$tests" | grep -vx -e mrc_fuzz.sh -e '' |
 		tr '\n' ' ')
