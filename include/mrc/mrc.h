@@ -575,6 +575,17 @@ struct mrc_qp {
 	u32 rx_partial;		/* messages with a buffer, not complete */
 	u32 rx_charge;		/* bytes those are charged */
 	bool rx_wait;		/* its next message in order waits for room */
+	/* Its place in its socket's line for room (mrc_sock.rx_waiters or
+	 * .rx_called), and what it waits for or was granted there; under
+	 * mrc_sock.rx_share_lock.  See rx.c, "Sharing a socket's room".
+	 */
+	struct list_head rx_turn;
+	u16 rx_turn_msn;	/* the message it waits for room for */
+	u16 rx_refused_msn;	/* the last refused for room, under its lock */
+	u32 rx_want;		/* bytes that message needs */
+	u32 rx_grant;		/* bytes kept for it, while called */
+	u32 rx_grant_seq;	/* which call made the grant */
+	unsigned long rx_grant_end;	/* jiffies: the grant lapses */
 	unsigned long rx_progress;	/* jiffies: data last placed */
 	/* jiffies: data last placed, or the QP opened; not moved by a
 	 * window update or a duplicate, which anyone may replay: how
@@ -614,6 +625,16 @@ struct mrc_qp {
  * @rx_mem: bytes charged for messages being received or waiting
  * @rx_over: a message is admitted beyond SO_RCVBUF (at most one)
  * @rx_over_wanted: a message next in order was refused for want of it
+ * @rx_share_lock: guards @rx_waiters, @rx_called, @rx_reserved, @rx_nturn,
+ *	@rx_call_seq and the QPs' places in them (mrc_qp.rx_turn); nests
+ *	inside a QP's lock, never the other way round
+ * @rx_waiters: QPs refused data for want of room, first refused first
+ * @rx_called: QPs told there is room, some kept for each (mrc_qp.rx_grant)
+ * @rx_reserved: the room kept for @rx_called, bytes
+ * @rx_nturn: QPs in @rx_waiters and @rx_called (read without the lock:
+ *	none means the line is empty)
+ * @rx_call_seq: numbers the calls, so that a grant is known by its call
+ * @rx_share_tick: jiffies: the reaper last looked for lapsed grants
  * @port: the bound mrc port, 0 while unbound
  * @bound: the address bind() gave and, for a link-local one, its
  *	sin6_scope_id; unspecified for the wildcard.  Set under
@@ -640,7 +661,13 @@ struct mrc_sock {
 	atomic64_t rx_mem;
 	atomic_t rx_over;
 	atomic_t rx_over_wanted;	/* a message was refused it */
-	atomic_t rx_starved;	/* some QP owes a window update */
+	spinlock_t rx_share_lock;
+	struct list_head rx_waiters;
+	struct list_head rx_called;
+	u32 rx_reserved;
+	u32 rx_nturn;
+	u32 rx_call_seq;
+	unsigned long rx_share_tick;
 	/* Unread messages holding a QP not validated (mrc_rx_msg.amp_qp),
 	 * at most mrc_amp_pinned_max(): a forger's empty messages could
 	 * otherwise keep every QP of a full table from eviction.
@@ -818,6 +845,7 @@ bool mrc_qp_kill(struct mrc_qp *qp, bool if_idle);
 void mrc_qp_close_all(struct mrc_sock *ms);
 void mrc_reaper_work(struct work_struct *work);
 void mrc_qp_rx_purge(struct mrc_qp *qp);
+void mrc_qp_rx_turn_end(struct mrc_qp *qp);
 bool mrc_qp_rx_evict(struct mrc_qp *qp);
 void mrc_rx_msg_free(struct mrc_sock *ms, struct mrc_rx_msg *m);
 bool mrc_rx_mem_allow(struct mrc_sock *ms, u32 n, bool next);
@@ -880,6 +908,7 @@ enum hrtimer_restart mrc_ack_fire(struct hrtimer *t);
 u8 mrc_control_tos(struct mrc_net *mn);
 u32 mrc_qp_rto_us(struct mrc_qp *qp, const struct mrc_config *c);
 void mrc_sock_rx_room(struct mrc_sock *ms);
+void mrc_sock_rx_share_tick(struct mrc_sock *ms);
 void mrc_qp_tx_reset(struct mrc_qp *qp);
 void mrc_qp_tx_purge(struct mrc_qp *qp);
 void mrc_qp_fail(struct mrc_qp *qp, int err);

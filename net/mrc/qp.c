@@ -190,6 +190,7 @@ static struct mrc_qp *mrc_qp_alloc(struct mrc_sock *ms,
 	INIT_LIST_HEAD(&qp->tx_queue);
 	__skb_queue_head_init(&qp->xq);
 	INIT_LIST_HEAD(&qp->peer_node);
+	INIT_LIST_HEAD(&qp->rx_turn);
 	hrtimer_init(&qp->rto_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
 	qp->rto_timer.function = mrc_rto_fire;
 	hrtimer_init(&qp->ack_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
@@ -617,6 +618,9 @@ void mrc_qp_rx_purge(struct mrc_qp *qp)
 	qp->rx_partial = 0;
 	qp->rx_charge = 0;
 	qp->rx_wait = false;
+	qp->rx_starved = false;
+	/* Nothing left to wait for room for, nor to keep room for. */
+	mrc_qp_rx_turn_end(qp);
 }
 
 /* How long a QP whose peer proved itself ours may hear nothing before
@@ -817,6 +821,8 @@ void mrc_reaper_work(struct work_struct *work)
 			 */
 			if (mrc_qp_rx_evict(a[i]))
 				mrc_sock_rx_room(a[i]->ms);
+			else
+				mrc_sock_rx_share_tick(a[i]->ms);
 			mrc_qp_kill(a[i], true);
 			mrc_qp_put(a[i]);
 		}

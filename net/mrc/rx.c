@@ -17,6 +17,7 @@
 #include <net/udp_tunnel.h>
 
 #include <mrc/mrc.h>
+#include <mrc/share.h>
 
 /* Received packet facts the handlers need besides the mrc headers. */
 struct mrc_rx_ctx {
@@ -258,58 +259,310 @@ static void mrc_rx_reset(struct mrc_qp *qp, u16 epoch)
 	qp->rx_placed = 0;
 }
 
-/* Charge @n more bytes of message @m (number @msn) to its socket and its
- * QP (locked), if there is room; else say in @seen how much the socket
- * held.  Room is the socket's SO_RCVBUF, of which one QP's partial
- * messages may hold three quarters at most, so that one peer (or one
- * forging the address of one) always leaves room to the others; or the
- * socket's single place beyond it, for the message next in order of
- * its QP, so that a message larger than SO_RCVBUF can arrive at all.
- * A message is charged as its pages are placed, not for the length it
- * declares: a first packet declaring 64 MiB takes what it carries.
+/* How long a sender with a message half sent may place nothing, or one
+ * called in line may take to come: twice the longest backoff of its
+ * retransmission timer (rto, if longer than MRC_RTO_MAX_US, is the
+ * longest), assuming its rto is ours.
  */
-static bool mrc_rx_charge(struct mrc_qp *qp, struct mrc_rx_msg *m, u16 msn,
-			  u32 n, s64 *seen)
+static unsigned long mrc_rx_stall(struct mrc_net *mn)
+{
+	u32 rto_us;
+
+	rcu_read_lock();
+	rto_us = max_t(u32, mrc_cfg(mn)->rto_us, MRC_RTO_MAX_US);
+	rcu_read_unlock();
+	return usecs_to_jiffies(2 * rto_us);
+}
+
+/* Sharing a socket's room (include/mrc/share.h has the rules): a QP
+ * refused data for want of room takes its place at the back of its
+ * socket's line (rx_waiters), for that message (rx_turn_msn); as room
+ * comes back, the first in line are called (rx_called), each granted
+ * room for what the message wants (rx_grant, summed in rx_reserved) and
+ * sent a window update.  Its turn ends when the message is complete, or
+ * its grant spent; a grant not used in time lapses, so that a peer gone
+ * silent keeps nothing: mrc_rx_stall().  Only a peer that echoed a tag
+ * of ours waits in line: a forger could fill it, each called in turn.
+ */
+
+/* Under the share lock: @qp leaves the line, its grant given back. */
+static void mrc_rx_turn_end(struct mrc_sock *ms, struct mrc_qp *qp)
+{
+	if (list_empty(&qp->rx_turn))
+		return;
+	list_del_init(&qp->rx_turn);
+	ms->rx_reserved -= qp->rx_grant;
+	WRITE_ONCE(qp->rx_grant, 0);
+	WRITE_ONCE(ms->rx_nturn, ms->rx_nturn - 1);
+}
+
+/**
+ * mrc_qp_rx_turn_end() - take a QP out of its socket's line for room
+ * @qp: the queue pair, locked: its receive side is purged
+ *
+ * Context: softirq, or BHs off.
+ */
+void mrc_qp_rx_turn_end(struct mrc_qp *qp)
+{
+	struct mrc_sock *ms = qp->ms;
+
+	spin_lock(&ms->rx_share_lock);
+	mrc_rx_turn_end(ms, qp);
+	spin_unlock(&ms->rx_share_lock);
+}
+
+/* Under the QP's lock: message @msn refused for the QP's own share (its
+ * partial messages hold it): a turn for that message ends, as room kept
+ * for it would wait unused; a turn for another goes on (completing
+ * that one is what frees the share).  Whether it ended one.
+ */
+static bool mrc_rx_turn_quit(struct mrc_qp *qp, u16 msn)
+{
+	struct mrc_sock *ms = qp->ms;
+	bool quit;
+
+	spin_lock(&ms->rx_share_lock);
+	quit = !list_empty(&qp->rx_turn) && qp->rx_turn_msn == msn;
+	if (quit)
+		mrc_rx_turn_end(ms, qp);
+	spin_unlock(&ms->rx_share_lock);
+	return quit;
+}
+
+/* Under the share lock: call @qp, first in line: room for what its
+ * message wants is kept for it until @end.
+ */
+static void mrc_rx_turn_call(struct mrc_sock *ms, struct mrc_qp *qp,
+			     unsigned long end)
+{
+	list_move_tail(&qp->rx_turn, &ms->rx_called);
+	WRITE_ONCE(qp->rx_grant, qp->rx_want);
+	ms->rx_reserved += qp->rx_want;
+	qp->rx_grant_end = end;
+	qp->rx_grant_seq = ++ms->rx_call_seq;
+}
+
+/* Whether message @msn is after @ref. */
+static bool mrc_msn_after(u16 msn, u16 ref)
+{
+	return (s16)(msn - ref) > 0;
+}
+
+/* Under the QP's lock: whether @n bytes of message @m (number @msn) of
+ * @qp may be charged against @rcvbuf (mrc_share_ask()).
+ */
+static enum mrc_share_verdict mrc_rx_share(struct mrc_qp *qp,
+					   struct mrc_rx_msg *m, u16 msn,
+					   u32 n, u32 rcvbuf)
+{
+	bool past = m->charge || (msn == qp->rcv_msn && qp->rx_partial);
+	struct mrc_sock *ms = qp->ms;
+	enum mrc_share_verdict v;
+	bool behind, mine;
+	u32 grant;
+
+	/* Nobody in line or called, hence nothing kept: no lock.  One
+	 * that joins meanwhile may see a page a CPU go to another first.
+	 */
+	if (!READ_ONCE(ms->rx_nturn))
+		return atomic64_read(&ms->rx_mem) + n <= rcvbuf ?
+		       MRC_SHARE_OK : MRC_SHARE_TURN;
+	spin_lock(&ms->rx_share_lock);
+	if (qp->rx_grant && time_after(jiffies, qp->rx_grant_end))
+		mrc_rx_turn_end(ms, qp);
+	mine = !list_empty(&qp->rx_turn) &&
+	       (msn == qp->rx_turn_msn || msn == qp->rcv_msn);
+	grant = mine ? qp->rx_grant : 0;
+	behind = !list_empty(&ms->rx_waiters) &&
+		 list_first_entry(&ms->rx_waiters, struct mrc_qp,
+				  rx_turn) != qp;
+	v = mrc_share_ask(&grant, n, atomic64_read(&ms->rx_mem),
+			  ms->rx_reserved, rcvbuf, behind, past);
+	if (mine && qp->rx_grant) {
+		ms->rx_reserved -= qp->rx_grant - grant;
+		WRITE_ONCE(qp->rx_grant, grant);
+		if (!grant)
+			mrc_rx_turn_end(ms, qp);
+	}
+	spin_unlock(&ms->rx_share_lock);
+	return v;
+}
+
+/* Under the QP's lock, message @msn refused for want of room: the QP
+ * goes to the back of the line for it, wanting @want (a grant it held
+ * for it, too small, given back), or keeps its place.  Refused while
+ * called for another message, it keeps that grant: this one waits for
+ * the other to complete (mrc_rx_turn_next()).  Whether the QP is first
+ * in line and the room it wants is there now (the reader freed some
+ * since the refusal, and found nobody in line to call): then it is
+ * called at once, and owes its peer a window update.
+ */
+static bool mrc_rx_turn_wait(struct mrc_qp *qp, u16 msn, u32 want,
+			     u32 rcvbuf)
+{
+	struct mrc_sock *ms = qp->ms;
+	bool call = false;
+
+	spin_lock(&ms->rx_share_lock);
+	/* An earlier message refused while the QP is in line for a later
+	 * one: the later cannot be read before it, so the turn is its.
+	 */
+	if (!list_empty(&qp->rx_turn) && mrc_msn_after(qp->rx_turn_msn, msn)) {
+		qp->rx_turn_msn = msn;
+		qp->rx_want = want;
+		/* Called already, and told: told again, or the sender
+		 * waits for its timer while the room waits for it.  A
+		 * grant too small for this one goes back, and the QP to
+		 * the back of the line.
+		 */
+		if (qp->rx_grant >= want) {
+			qp->rx_grant_end = jiffies + mrc_rx_stall(qp->mn);
+			call = true;
+			goto out;
+		}
+		if (qp->rx_grant)
+			mrc_rx_turn_end(ms, qp);
+	}
+	if (qp->rx_grant) {
+		if (msn != qp->rx_turn_msn)
+			goto out;
+		mrc_rx_turn_end(ms, qp);
+	}
+	if (list_empty(&qp->rx_turn)) {
+		list_add_tail(&qp->rx_turn, &ms->rx_waiters);
+		WRITE_ONCE(ms->rx_nturn, ms->rx_nturn + 1);
+		qp->rx_turn_msn = msn;
+		qp->rx_want = want;
+	} else if (msn == qp->rx_turn_msn) {
+		qp->rx_want = want;
+	}
+	/* Pairs with the barrier in mrc_sock_rx_room(): either the
+	 * reader sees this QP in line, or this sees what it freed.
+	 */
+	smp_mb();
+	if (list_first_entry(&ms->rx_waiters, struct mrc_qp, rx_turn) == qp &&
+	    mrc_share_may_call(atomic64_read(&ms->rx_mem), qp->rx_want,
+			       ms->rx_reserved, rcvbuf)) {
+		mrc_rx_turn_call(ms, qp, jiffies + mrc_rx_stall(qp->mn));
+		call = true;
+	}
+out:
+	spin_unlock(&ms->rx_share_lock);
+	return call;
+}
+
+/* Under the QP's lock, its messages up to rcv_msn complete: a turn for
+ * one of them ends; if a later one was refused for room meanwhile, the
+ * QP takes its place at the back of the line for the next, for a
+ * window update (a page and a struct wanted: its length is not known
+ * here).
+ */
+static void mrc_rx_turn_next(struct mrc_qp *qp)
+{
+	struct mrc_sock *ms = qp->ms;
+	u32 rcvbuf;
+
+	if (list_empty_careful(&qp->rx_turn) && !qp->rx_starved)
+		return;
+	rcvbuf = READ_ONCE(mrc_to_sk(ms)->sk_rcvbuf);
+	spin_lock(&ms->rx_share_lock);
+	if (!list_empty(&qp->rx_turn) &&
+	    mrc_msn_after(qp->rcv_msn, qp->rx_turn_msn))
+		mrc_rx_turn_end(ms, qp);
+	if (qp->rx_starved && list_empty(&qp->rx_turn)) {
+		if (mrc_msn_after(qp->rcv_msn, qp->rx_refused_msn)) {
+			qp->rx_starved = false;
+		} else {
+			list_add_tail(&qp->rx_turn, &ms->rx_waiters);
+			WRITE_ONCE(ms->rx_nturn, ms->rx_nturn + 1);
+			qp->rx_turn_msn = qp->rcv_msn;
+			qp->rx_want = mrc_share_want(PAGE_SIZE, 0, rcvbuf,
+						     PAGE_SIZE,
+						     sizeof(struct mrc_rx_msg));
+			/* First in line with the room there (a reader may
+			 * have freed it just now, finding nobody in line to
+			 * call: the barrier pairs with mrc_sock_rx_room()'s):
+			 * called at once.  The acknowledgment of the message
+			 * just complete, which its sender takes for room,
+			 * tells it.
+			 */
+			smp_mb();
+			if (list_first_entry(&ms->rx_waiters, struct mrc_qp,
+					     rx_turn) == qp &&
+			    mrc_share_may_call(atomic64_read(&ms->rx_mem),
+					       qp->rx_want, ms->rx_reserved,
+					       rcvbuf)) {
+				mrc_rx_turn_call(ms, qp,
+						 jiffies + mrc_rx_stall(qp->mn));
+				qp->rx_starved = false;
+				qp->rx_wait = false;
+			}
+		}
+	}
+	spin_unlock(&ms->rx_share_lock);
+}
+
+/* Charge @n more bytes of message @m (number @msn) to its socket and its
+ * QP (locked), if there is room.  Room is the socket's SO_RCVBUF, shared
+ * in turn among the QPs refused for it (mrc_rx_share()), of which one
+ * QP's partial messages may hold three quarters at most, so that one
+ * peer (or one forging the address of one) always leaves room to the
+ * others; or the socket's single place beyond it, for the message next
+ * in order of its QP, so that a message larger than SO_RCVBUF can
+ * arrive at all.  A message is charged as its pages are placed, not for
+ * the length it declares: a first packet declaring 64 MiB takes what it
+ * carries.
+ *
+ * Return: 0; -ENOBUFS, no room at the socket: the QP takes its place in
+ * line, for a window update; -ENOSPC, refused by the protocol's limits,
+ * or -EDQUOT, its QP's partial messages hold their share: room kept for
+ * it at the socket would not end these, and its sender's timer asks
+ * again.
+ */
+static int mrc_rx_charge(struct mrc_qp *qp, struct mrc_rx_msg *m, u16 msn,
+			 u32 n)
 {
 	struct mrc_sock *ms = qp->ms;
 	u32 rcvbuf = READ_ONCE(mrc_to_sk(ms)->sk_rcvbuf);
-	s64 held = atomic64_read(&ms->rx_mem);
 
-	/* The protocol's limits first, for all sockets together: room
-	 * freed elsewhere sends no window update here, the sender's
-	 * timer asks again (*@seen is left alone).  Under pressure, a
-	 * message next in order goes on once started (charged for its
-	 * struct), so that a new queue pair's first, a forger's say,
-	 * does not; or, unstarted, when later ones of its QP hold memory
-	 * already: they wait for it (its first packet was lost, say), and
-	 * what they hold goes only once it is read.
+	/* The protocol's limits first, for all sockets together.  Under
+	 * pressure, a message next in order goes on once started (charged
+	 * for its struct), so that a new queue pair's first, a forger's
+	 * say, does not; or, unstarted, when later ones of its QP hold
+	 * memory already: they wait for it (its first packet was lost,
+	 * say), and what they hold goes only once it is read.
 	 */
 	if (!mrc_rx_mem_allow(ms, n, msn == qp->rcv_msn &&
 			      (m->charge || qp->rx_partial))) {
 		mrc_qp_stat_inc(qp, MRC_STAT_RX_DROP_PROTO_MEM);
-		return false;
+		return -ENOSPC;
 	}
-	if (!m->over &&
-	    (held + n > rcvbuf || qp->rx_charge + n > rcvbuf - rcvbuf / 4)) {
-		if (msn != qp->rcv_msn) {
-			*seen = held;
-			return false;
-		}
+	if (!m->over) {
+		bool own = qp->rx_charge + n > rcvbuf - rcvbuf / 4;
+		enum mrc_share_verdict v = MRC_SHARE_TURN;
+		int err = own ? -EDQUOT : -ENOBUFS;
+
+		if (!own)
+			v = mrc_rx_share(qp, m, msn, n, rcvbuf);
+		if (v == MRC_SHARE_OK)
+			goto charge;
+		if (v == MRC_SHARE_WAIT || msn != qp->rcv_msn)
+			return err;
 		if (atomic_cmpxchg(&ms->rx_over, 0, 1)) {
 			/* Its holder must keep up (mrc_qp_rx_evict()). */
 			atomic_set(&ms->rx_over_wanted, 1);
-			*seen = held;
-			return false;
+			return err;
 		}
 		atomic_set(&ms->rx_over_wanted, 0);
 		m->over = true;
 		m->over_since = jiffies;
 		m->over_base = m->rcvd;
 	}
+charge:
 	m->charge += n;
 	qp->rx_charge += n;
 	mrc_rx_mem_add(ms, n);
-	return true;
+	return 0;
 }
 
 static void mrc_rx_uncharge(struct mrc_qp *qp, struct mrc_rx_msg *m, u32 n)
@@ -324,11 +577,12 @@ static void mrc_rx_uncharge(struct mrc_qp *qp, struct mrc_rx_msg *m, u32 n)
  * whatever a sender does, the reader never sees memory that was not
  * written (a page no packet touched reads as zeros, see mrc_copy_msg()).
  * Pages placed before a failure stay, charged: a retransmission finds
- * them.
+ * them.  Return: 0, or mrc_rx_charge()'s errors, -ENOMEM for a page
+ * not allocated or -EFAULT.
  */
 static int mrc_rx_place(struct mrc_qp *qp, struct mrc_rx_msg *m, u16 msn,
 			struct sk_buff *skb, unsigned int skb_off, u32 off,
-			u32 len, s64 *seen)
+			u32 len)
 {
 	while (len) {
 		unsigned long idx = off >> PAGE_SHIFT;
@@ -338,8 +592,10 @@ static int mrc_rx_place(struct mrc_qp *qp, struct mrc_rx_msg *m, u16 msn,
 		bool fresh = !page;
 
 		if (fresh) {
-			if (!mrc_rx_charge(qp, m, msn, PAGE_SIZE, seen))
-				return -ENOBUFS;
+			int err = mrc_rx_charge(qp, m, msn, PAGE_SIZE);
+
+			if (err)
+				return err;
 			page = alloc_page(GFP_ATOMIC | __GFP_NOWARN |
 					  (n < PAGE_SIZE ? __GFP_ZERO : 0));
 			if (!page)
@@ -388,6 +644,8 @@ static void mrc_rx_note_ooo(struct mrc_qp *qp)
 
 static void mrc_rx_complete(struct mrc_qp *qp)
 {
+	u16 msn = qp->rcv_msn;
+
 	for (;;) {
 		struct mrc_rx_msg **slot = &qp->rx_slots[qp->rcv_msn %
 							 MRC_WINDOW];
@@ -419,6 +677,8 @@ static void mrc_rx_complete(struct mrc_qp *qp)
 		}
 		mrc_sock_deliver(qp->ms, m);
 	}
+	if (msn != qp->rcv_msn)
+		mrc_rx_turn_next(qp);
 }
 
 /* What mrc_rx_ack_now() decided; beyond the bitmap is told apart, for
@@ -575,8 +835,9 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 	struct mrc_rx_msg *m, **slot;
 	enum mrc_rxwin_verdict v;
 	enum mrc_rx_ack ack;
-	s64 rx_mem = -1;
+	u32 rcvbuf, want;
 	bool ooo;
+	int err;
 
 	/* What a closed socket refuses does not keep it lingering. */
 	if (!closing)
@@ -632,13 +893,15 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 		struct mrc_rx_msg probe = {};
 
 		/* The message's own struct is charged as its pages are. */
-		if (!mrc_rx_charge(qp, &probe, h->msn, sizeof(*m), &rx_mem))
+		err = mrc_rx_charge(qp, &probe, h->msn, sizeof(*m));
+		if (err)
 			goto no_mem;
 		m = kzalloc(sizeof(*m), GFP_ATOMIC | __GFP_NOWARN);
 		if (!m) {
 			mrc_rx_uncharge(qp, &probe, sizeof(*m));
 			if (probe.over)
 				atomic_set(&qp->ms->rx_over, 0);
+			err = -ENOMEM;
 			goto no_mem;
 		}
 		xa_init(&m->pages);
@@ -656,8 +919,9 @@ static void mrc_qp_rx_data(struct mrc_qp *qp, const struct mrc_data_hdr *h,
 		return;
 	}
 
-	if (mrc_rx_place(qp, m, h->msn, skb, ctx->off, h->offset, ctx->len,
-			 &rx_mem))
+	err = mrc_rx_place(qp, m, h->msn, skb, ctx->off, h->offset,
+			   ctx->len);
+	if (err)
 		goto no_mem;
 	m->rcvd += ctx->len;
 	qp->rx_progress = jiffies;
@@ -718,18 +982,56 @@ no_mem:
 	 * (see mrc_qp_rx_evict()).  Not for a later message: one whose
 	 * next is stuck could keep any partial message alive so.
 	 */
-	if (h->msn == qp->rcv_msn) {
+	if (h->msn == qp->rcv_msn)
 		qp->rx_progress = jiffies;
-		qp->rx_wait = true;
-	}
-	qp->rx_starved = true;
-	atomic_set(&qp->ms->rx_starved, 1);
 	mrc_rx_send_nack(qp, h, MRC_NACK_NO_PKT_BUFFER, ctx, out);
-	/* The reader may have freed room since the check above and found
-	 * no window update owed (mrc_sock_rx_room()): then it is owed now.
+	if (err != -ENOBUFS || qp->unvalidated) {
+		/* Refused by the protocol's limits, for its own share, or
+		 * no page or struct to be had: the sender's timer asks
+		 * again.  Room kept for it would wait unused meanwhile.
+		 * So for a peer that never echoed a tag of ours: a forger
+		 * could fill the line with such, each called in turn and
+		 * keeping room it never uses; a real one echoes our tag
+		 * from its resend on (the NACK carries it).
+		 */
+		/* Out of line, it is owed nothing: its partial messages
+		 * may stall again (mrc_qp_rx_evict()).
+		 */
+		if (err == -EDQUOT && mrc_rx_turn_quit(qp, h->msn))
+			qp->rx_wait = false;
+		return;
+	}
+	/* Waiting in line, it is owed a window update: until then its
+	 * partial messages are not stalled (mrc_qp_rx_evict()).  Not so
+	 * for the others: an honest sender's timer asks again well
+	 * within mrc_rx_stall().
 	 */
-	smp_mb();
-	if (rx_mem >= 0 && atomic64_read(&qp->ms->rx_mem) < rx_mem) {
+	if (h->msn == qp->rcv_msn)
+		qp->rx_wait = true;
+	/* Refused for want of room at the socket.  A message refused its
+	 * first bytes keeps nothing: its struct, charged, would hold room
+	 * that others in line are called for.
+	 */
+	m = *slot;
+	if (m && !m->rcvd && xa_empty(&m->pages)) {
+		*slot = NULL;
+		qp->rx_partial--;
+		mrc_rx_uncharge(qp, m, m->charge);
+		mrc_rx_msg_free(qp->ms, m);
+		m = NULL;
+	}
+	/* Its place in line, for a window update; at once if room came
+	 * back since and nobody is before it.
+	 */
+	rcvbuf = READ_ONCE(mrc_to_sk(qp->ms)->sk_rcvbuf);
+	if (!qp->rx_starved || mrc_msn_after(h->msn, qp->rx_refused_msn))
+		qp->rx_refused_msn = h->msn;
+	qp->rx_starved = true;
+	want = m ? mrc_share_want(m->len, m->charge, rcvbuf, PAGE_SIZE,
+				  sizeof(*m)) :
+		   mrc_share_want(h->msg_len, 0, rcvbuf, PAGE_SIZE,
+				  sizeof(*m));
+	if (mrc_rx_turn_wait(qp, h->msn, want, rcvbuf)) {
 		qp->rx_starved = false;
 		qp->rx_wait = false;
 		mrc_rx_send_ack(qp, out);
@@ -1141,20 +1443,6 @@ drop:
 	kfree_skb_reason(skb, why);
 }
 
-/* How long a sender with a message half sent may place nothing: twice
- * the longest backoff of its retransmission timer (rto, if longer than
- * MRC_RTO_MAX_US, is the longest), assuming its rto is ours.
- */
-static unsigned long mrc_rx_stall(struct mrc_qp *qp)
-{
-	u32 rto_us;
-
-	rcu_read_lock();
-	rto_us = max_t(u32, mrc_cfg(qp->mn)->rto_us, MRC_RTO_MAX_US);
-	rcu_read_unlock();
-	return usecs_to_jiffies(2 * rto_us);
-}
-
 /* Under the QP's lock: whether its message next in order holds the
  * socket's place beyond SO_RCVBUF while others want it, and placed less
  * than SO_RCVBUF (or its rest) over the last stall period.  Such a
@@ -1215,7 +1503,7 @@ bool mrc_qp_rx_evict(struct mrc_qp *qp)
 	    atomic64_read(&qp->ms->rx_mem) + PAGE_SIZE <= rcvbuf &&
 	    !mrc_qp_table_full(qp->ms))
 		return false;
-	stall = mrc_rx_stall(qp);
+	stall = mrc_rx_stall(qp->mn);
 	spin_lock_bh(&qp->lock);
 	evict = !qp->dead && qp->rx_open && qp->rx_partial &&
 		((!qp->rx_wait &&
@@ -1232,15 +1520,27 @@ bool mrc_qp_rx_evict(struct mrc_qp *qp)
 	return evict;
 }
 
-/* A window update to @qp if its sender waits for one: a reader freed room. */
-static void mrc_qp_rx_room(struct mrc_qp *qp)
+/* A window update to @qp, called in line by call @seq: a reader freed
+ * room.  Not if, refused again meanwhile and given back its grant, it
+ * waits anew (or was called anew, and told), nor if its receive side
+ * was purged or it died (its grant went back then).
+ */
+static void mrc_qp_rx_room(struct mrc_qp *qp, u32 seq)
 {
-	bool owed;
+	bool owed, later;
 
 	spin_lock_bh(&qp->lock);
-	owed = qp->rx_starved && qp->rx_open && !qp->dead;
-	qp->rx_starved = false;
+	spin_lock(&qp->ms->rx_share_lock);
+	owed = qp->rx_grant && qp->rx_grant_seq == seq;
+	/* A later message refused since the call still waits, for its
+	 * turn after this one (mrc_rx_turn_next()).
+	 */
+	later = owed && qp->rx_refused_msn != qp->rx_turn_msn;
+	spin_unlock(&qp->ms->rx_share_lock);
+	owed = owed && qp->rx_open && !qp->dead;
 	if (owed) {
+		if (!later)
+			qp->rx_starved = false;
 		/* Its sender's silence counts from now. */
 		qp->rx_progress = jiffies;
 		qp->rx_wait = false;
@@ -1251,27 +1551,83 @@ static void mrc_qp_rx_room(struct mrc_qp *qp)
 		mrc_qp_flush(qp);
 }
 
+/* At most this many QPs called a time; the rest at the next read, or
+ * the reaper's next look (mrc_sock_rx_share_tick()).
+ */
+#define MRC_RX_CALL_MAX		16
+
 /**
- * mrc_sock_rx_room() - send a window update to the peers whose data the
- * socket dropped for want of room
- * @ms: the socket, whose reader has just freed a message
+ * mrc_sock_rx_room() - call the first in the socket's line for room, as
+ * many as its room holds now
+ * @ms: the socket, whose reader has just freed a message, or whose room
+ *	kept for a QP may have lapsed
  *
- * The peers wait for it (or for their timer) before sending again.
+ * Grants lapsed are given back first.  Each QP called is granted what it
+ * wants, kept for it, and sent a window update: its peer waits for one
+ * (or for its timer) before sending again.  See include/mrc/share.h.
  *
  * Context: process context.
  */
 void mrc_sock_rx_room(struct mrc_sock *ms)
 {
-	u32 bkt, nb = mrc_sock_qp_buckets(ms);
-	struct mrc_qp *qp;
+	u32 rcvbuf = READ_ONCE(mrc_to_sk(ms)->sk_rcvbuf);
+	struct mrc_qp *call[MRC_RX_CALL_MAX], *qp, *tmp;
+	u32 seq[MRC_RX_CALL_MAX];
+	unsigned int i, n = 0;
+	unsigned long stall;
 
-	if (!atomic_xchg(&ms->rx_starved, 0))
+	/* Pairs with the barrier in mrc_rx_turn_wait(): either this sees
+	 * a QP that joined the line, or it sees the room freed here.
+	 */
+	smp_mb();
+	if (!READ_ONCE(ms->rx_nturn))
 		return;
-	rcu_read_lock();
-	for (bkt = 0; bkt < nb; bkt++)
-		hlist_for_each_entry_rcu(qp, &ms->qps[bkt], node)
-			mrc_qp_rx_room(qp);
-	rcu_read_unlock();
+	stall = mrc_rx_stall(ms->mn);
+	spin_lock_bh(&ms->rx_share_lock);
+	list_for_each_entry_safe(qp, tmp, &ms->rx_called, rx_turn)
+		if (time_after(jiffies, qp->rx_grant_end))
+			mrc_rx_turn_end(ms, qp);
+	while (n < MRC_RX_CALL_MAX && !list_empty(&ms->rx_waiters)) {
+		qp = list_first_entry(&ms->rx_waiters, struct mrc_qp, rx_turn);
+		if (!mrc_share_may_call(atomic64_read(&ms->rx_mem), qp->rx_want,
+					ms->rx_reserved, rcvbuf))
+			break;
+		/* In line, so not finished (mrc_qp_finish() takes it out
+		 * first): alive.  Checked all the same.
+		 */
+		if (WARN_ON_ONCE(!refcount_inc_not_zero(&qp->ref))) {
+			mrc_rx_turn_end(ms, qp);
+			continue;
+		}
+		mrc_rx_turn_call(ms, qp, jiffies + stall);
+		seq[n] = qp->rx_grant_seq;
+		call[n++] = qp;
+	}
+	spin_unlock_bh(&ms->rx_share_lock);
+	for (i = 0; i < n; i++) {
+		mrc_qp_rx_room(call[i], seq[i]);
+		mrc_qp_put(call[i]);
+	}
+}
+
+/**
+ * mrc_sock_rx_share_tick() - give back the room kept for QPs that were
+ * called and did not come, and call the next in line
+ * @ms: the socket
+ *
+ * For the reaper: a reader that reads nothing more calls nobody.  Once a
+ * jiffy at most, for the socket's many QPs.
+ *
+ * Context: process context.
+ */
+void mrc_sock_rx_share_tick(struct mrc_sock *ms)
+{
+	unsigned long now = jiffies;
+
+	if (!READ_ONCE(ms->rx_nturn) || READ_ONCE(ms->rx_share_tick) == now)
+		return;
+	WRITE_ONCE(ms->rx_share_tick, now);
+	mrc_sock_rx_room(ms);
 }
 
 /**

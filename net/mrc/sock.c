@@ -1291,6 +1291,7 @@ static void mrc_sk_destruct(struct sock *sk)
 		mrc_rx_msg_free(ms, m);
 	WARN_ON_ONCE(atomic64_read(&ms->tx_mem));
 	WARN_ON_ONCE(atomic64_read(&ms->rx_mem));
+	WARN_ON_ONCE(ms->rx_nturn || ms->rx_reserved);
 	/* No QP is left, nor any packet of the socket's: the namespace's
 	 * UDP/4791 sockets may close.
 	 */
@@ -1330,7 +1331,12 @@ static int mrc_sk_init(struct sock *sk)
 	atomic64_set(&ms->rx_mem, 0);
 	atomic_set(&ms->rx_over, 0);
 	atomic_set(&ms->rx_over_wanted, 0);
-	atomic_set(&ms->rx_starved, 0);
+	spin_lock_init(&ms->rx_share_lock);
+	INIT_LIST_HEAD(&ms->rx_waiters);
+	INIT_LIST_HEAD(&ms->rx_called);
+	ms->rx_reserved = 0;
+	ms->rx_nturn = 0;
+	ms->rx_share_tick = jiffies;
 	atomic_set(&ms->amp_pinned, 0);
 	INIT_HLIST_NODE(&ms->port_node);
 #ifdef SOCK_CUSTOM_SOCKOPT
