@@ -388,6 +388,25 @@ static enum mrc_share_verdict mrc_rx_share(struct mrc_qp *qp,
 	return v;
 }
 
+/* Under the share lock, @qp just in line: called at once if it is first
+ * and the room it wants is there (the reader may have freed it just
+ * now, finding nobody in line to call: the barrier pairs with
+ * mrc_sock_rx_room()'s, so that either it sees @qp in line or this sees
+ * the room it freed).  Whether it was called.
+ */
+static bool mrc_rx_turn_try_call(struct mrc_sock *ms, struct mrc_qp *qp,
+				 u32 rcvbuf)
+{
+	/* Pairs with mrc_sock_rx_room()'s (see above). */
+	smp_mb();
+	if (list_first_entry(&ms->rx_waiters, struct mrc_qp, rx_turn) != qp ||
+	    !mrc_share_may_call(atomic64_read(&ms->rx_mem), qp->rx_want,
+				ms->rx_reserved, rcvbuf))
+		return false;
+	mrc_rx_turn_call(ms, qp, jiffies + mrc_rx_stall(qp->mn));
+	return true;
+}
+
 /* Under the QP's lock, message @msn refused for want of room: the QP
  * goes to the back of the line for it, wanting @want (a grant it held
  * for it, too small, given back), or keeps its place.  Refused while
@@ -436,16 +455,7 @@ static bool mrc_rx_turn_wait(struct mrc_qp *qp, u16 msn, u32 want,
 	} else if (msn == qp->rx_turn_msn) {
 		qp->rx_want = want;
 	}
-	/* Pairs with the barrier in mrc_sock_rx_room(): either the
-	 * reader sees this QP in line, or this sees what it freed.
-	 */
-	smp_mb();
-	if (list_first_entry(&ms->rx_waiters, struct mrc_qp, rx_turn) == qp &&
-	    mrc_share_may_call(atomic64_read(&ms->rx_mem), qp->rx_want,
-			       ms->rx_reserved, rcvbuf)) {
-		mrc_rx_turn_call(ms, qp, jiffies + mrc_rx_stall(qp->mn));
-		call = true;
-	}
+	call = mrc_rx_turn_try_call(ms, qp, rcvbuf);
 out:
 	spin_unlock(&ms->rx_share_lock);
 	return call;
@@ -479,21 +489,11 @@ static void mrc_rx_turn_next(struct mrc_qp *qp)
 			qp->rx_want = mrc_share_want(PAGE_SIZE, 0, rcvbuf,
 						     PAGE_SIZE,
 						     sizeof(struct mrc_rx_msg));
-			/* First in line with the room there (a reader may
-			 * have freed it just now, finding nobody in line to
-			 * call: the barrier pairs with mrc_sock_rx_room()'s):
-			 * called at once.  The acknowledgment of the message
+			/* Called at once, the acknowledgment of the message
 			 * just complete, which its sender takes for room,
 			 * tells it.
 			 */
-			smp_mb();
-			if (list_first_entry(&ms->rx_waiters, struct mrc_qp,
-					     rx_turn) == qp &&
-			    mrc_share_may_call(atomic64_read(&ms->rx_mem),
-					       qp->rx_want, ms->rx_reserved,
-					       rcvbuf)) {
-				mrc_rx_turn_call(ms, qp,
-						 jiffies + mrc_rx_stall(qp->mn));
+			if (mrc_rx_turn_try_call(ms, qp, rcvbuf)) {
 				qp->rx_starved = false;
 				qp->rx_wait = false;
 			}
@@ -992,10 +992,9 @@ no_mem:
 		 * So for a peer that never echoed a tag of ours: a forger
 		 * could fill the line with such, each called in turn and
 		 * keeping room it never uses; a real one echoes our tag
-		 * from its resend on (the NACK carries it).
-		 */
-		/* Out of line, it is owed nothing: its partial messages
-		 * may stall again (mrc_qp_rx_evict()).
+		 * from its resend on (the NACK carries it).  Taken out of
+		 * line, a QP is owed nothing: its partial messages may
+		 * stall again (mrc_qp_rx_evict()).
 		 */
 		if (err == -EDQUOT && mrc_rx_turn_quit(qp, h->msn))
 			qp->rx_wait = false;
@@ -1576,7 +1575,7 @@ void mrc_sock_rx_room(struct mrc_sock *ms)
 	unsigned int i, n = 0;
 	unsigned long stall;
 
-	/* Pairs with the barrier in mrc_rx_turn_wait(): either this sees
+	/* Pairs with the barrier in mrc_rx_turn_try_call(): either this sees
 	 * a QP that joined the line, or it sees the room freed here.
 	 */
 	smp_mb();
